@@ -1,0 +1,84 @@
+// The only C surface of the project: libnl-3, libnl-route-3 and the kernel headers the
+// netlink code needs, plus tiny wrappers for calls Swift's Glibc module does not import.
+#ifndef REACH_CNETLINK_SHIM_H
+#define REACH_CNETLINK_SHIM_H
+
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <poll.h>
+#include <unistd.h>
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/if_arp.h>
+#include <linux/if_addr.h>
+
+#include <netlink/netlink.h>
+#include <netlink/errno.h>
+#include <netlink/socket.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+#include <netlink/cache.h>
+#include <netlink/object.h>
+#include <netlink/addr.h>
+#include <netlink/route/link.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/rtnl.h>
+
+// Declared here rather than through _GNU_SOURCE, which would make the C headers disagree with
+// Swift's Glibc module.
+extern int setns(int fd, int nstype);
+extern int unshare(int flags);
+extern int pthread_setname_np(pthread_t thread, const char *name);
+#define REACH_CLONE_NEWNET 0x40000000
+static inline int reach_setns_net(int fd) { return setns(fd, REACH_CLONE_NEWNET); }
+static inline int reach_unshare_net(void) { return unshare(REACH_CLONE_NEWNET); }
+static inline void reach_set_thread_name(pthread_t thread, const char *name) { (void)pthread_setname_np(thread, name); }
+static inline int reach_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+static inline int reach_errno(void) { return errno; }
+
+// Kernel values that arrive as macros Swift cannot import or that are missing on old headers.
+static const int reach_arphrd_rawip = 519;
+static const int reach_rtm_getroute = RTM_GETROUTE;
+static const int reach_rtm_newroute = RTM_NEWROUTE;
+static const int reach_rtm_delroute = RTM_DELROUTE;
+static const int reach_nlmsg_hdrlen = NLMSG_HDRLEN;
+static const int reach_rta_max = RTA_MAX;
+static const int reach_rtnlgrp_ipv4_route = RTNLGRP_IPV4_ROUTE;
+static const int reach_rtnlgrp_ipv6_route = RTNLGRP_IPV6_ROUTE;
+static const int reach_rtnlgrp_ipv4_rule = RTNLGRP_IPV4_RULE;
+static const int reach_rtnlgrp_ipv6_rule = RTNLGRP_IPV6_RULE;
+static const int reach_rta_oif = RTA_OIF;
+static const int reach_rta_gateway = RTA_GATEWAY;
+static const int reach_rta_priority = RTA_PRIORITY;
+static const int reach_rta_table = RTA_TABLE;
+static const int reach_rta_multipath = RTA_MULTIPATH;
+static const int reach_rta_prefsrc = RTA_PREFSRC;
+static const int reach_rta_dst = RTA_DST;
+static const int reach_rta_mark = RTA_MARK;
+static const int reach_rta_via = RTA_VIA;
+static const int reach_rtm_f_cloned = RTM_F_CLONED;
+static const int reach_sol_netlink = SOL_NETLINK;
+static const int reach_netlink_get_strict_chk = NETLINK_GET_STRICT_CHK;
+
+// Walks the next hops of an RTA_MULTIPATH attribute; returns the next one or NULL.
+static inline struct rtnexthop *reach_rtnh_next(struct rtnexthop *nh, int *remaining) {
+    int len = RTNH_ALIGN(nh->rtnh_len);
+    *remaining -= len;
+    if (*remaining < (int)sizeof(struct rtnexthop)) return NULL;
+    struct rtnexthop *next = (struct rtnexthop *)((char *)nh + len);
+    if (next->rtnh_len < sizeof(struct rtnexthop) || next->rtnh_len > *remaining) return NULL;
+    return next;
+}
+static inline struct rtattr *reach_rtnh_attrs(struct rtnexthop *nh) { return RTNH_DATA(nh); }
+static inline int reach_rtnh_attrs_len(struct rtnexthop *nh) { return nh->rtnh_len - RTNH_LENGTH(0); }
+static inline struct rtattr *reach_rta_next(struct rtattr *rta, int *remaining) {
+    struct rtattr *next = RTA_NEXT(rta, *remaining);
+    return RTA_OK(next, *remaining) ? next : NULL;
+}
+static inline int reach_rta_ok(struct rtattr *rta, int remaining) { return RTA_OK(rta, remaining); }
+static inline void *reach_rta_data(struct rtattr *rta) { return RTA_DATA(rta); }
+static inline int reach_rta_payload(struct rtattr *rta) { return RTA_PAYLOAD(rta); }
+
+#endif

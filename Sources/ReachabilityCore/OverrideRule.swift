@@ -1,0 +1,82 @@
+/// A user rule that sets an interface's type, its cost, or both, beating every kernel signal.
+///
+/// Written `PATTERN=TYPE[,expensive|,inexpensive]` on the command line (`--override`) and in
+/// configuration files, where PATTERN is a shell glob over interface names: `wlan*=wifi`,
+/// `usb0=cellular,inexpensive`, `enx*=expensive`.
+public struct OverrideRule: Sendable, Hashable, CustomStringConvertible {
+    public var pattern: Glob
+    public var type: InterfaceType?
+    public var isExpensive: Bool?
+    /// Where the rule was written, for evidence: `--override` or `FILE:LINE`.
+    public var origin: String
+
+    public init(pattern: Glob, type: InterfaceType?, isExpensive: Bool?, origin: String) {
+        self.pattern = pattern
+        self.type = type
+        self.isExpensive = isExpensive
+        self.origin = origin
+    }
+
+    /// Parses `PATTERN=TYPE[,expensive|,inexpensive]`.
+    public init(parsing text: String, origin: String = "--override") throws(OverrideRuleError) {
+        guard let equals = text.firstIndex(of: "=") else {
+            throw OverrideRuleError(text: text, reason: "expected PATTERN=TYPE[,expensive|,inexpensive]")
+        }
+        let patternText = text[..<equals].trimmingSpaces
+        let valueText = text[text.index(after: equals)...].trimmingSpaces
+        guard !patternText.isEmpty else { throw OverrideRuleError(text: text, reason: "empty interface pattern") }
+        guard let glob = Glob(patternText) else {
+            throw OverrideRuleError(text: text, reason: "unclosed '[' in pattern '\(patternText)'")
+        }
+        var type: InterfaceType?
+        var expensive: Bool?
+        let tokens = valueText.split(separator: ",").map { String($0).trimmingSpaces }
+        guard !tokens.isEmpty, !tokens.contains(where: \.isEmpty) else {
+            throw OverrideRuleError(text: text, reason: "expected a type and/or expensive|inexpensive after '='")
+        }
+        for token in tokens {
+            switch token.lowercased() {
+            case "expensive", "metered":
+                guard expensive == nil else { throw OverrideRuleError(text: text, reason: "cost given twice") }
+                expensive = true
+            case "inexpensive", "unmetered":
+                guard expensive == nil else { throw OverrideRuleError(text: text, reason: "cost given twice") }
+                expensive = false
+            default:
+                guard let parsed = InterfaceType(rawValue: token.lowercased()) else {
+                    let known = InterfaceType.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw OverrideRuleError(text: text, reason: "unknown type '\(token)' (known: \(known), expensive, inexpensive)")
+                }
+                guard type == nil else { throw OverrideRuleError(text: text, reason: "type given twice") }
+                type = parsed
+            }
+        }
+        self.init(pattern: glob, type: type, isExpensive: expensive, origin: origin)
+    }
+
+    public var description: String {
+        var parts: [String] = []
+        if let type { parts.append(type.rawValue) }
+        if let isExpensive { parts.append(isExpensive ? "expensive" : "inexpensive") }
+        return "\(pattern)=\(parts.joined(separator: ","))"
+    }
+}
+
+/// A rule that could not be parsed, with the offending text.
+public struct OverrideRuleError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var text: String
+    public var reason: String
+
+    public init(text: String, reason: String) {
+        self.text = text
+        self.reason = reason
+    }
+
+    public var description: String { "invalid override '\(text)': \(reason)" }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" || $0 == "\r" }).reversed())
+    }
+}

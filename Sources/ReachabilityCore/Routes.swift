@@ -1,0 +1,34 @@
+/// A default route (`0.0.0.0/0` or `::/0`) as dumped from the kernel, one per next hop.
+public struct DefaultRoute: Sendable, Hashable {
+    public var family: AddressFamily
+    public var interfaceIndex: Int32
+    public var metric: UInt32
+    public var table: UInt32
+    public var gateway: String?
+
+    public init(family: AddressFamily, interfaceIndex: Int32, metric: UInt32 = 0, table: UInt32 = 254, gateway: String? = nil) {
+        self.family = family
+        self.interfaceIndex = interfaceIndex
+        self.metric = metric
+        self.table = table
+        self.gateway = gateway
+    }
+}
+
+/// The kernel's answer to "which way would a packet to the probe address go?" (`RTM_GETROUTE`),
+/// which respects metrics, policy routing and every routing table.
+public struct RouteLookup: Sendable, Hashable {
+    public var family: AddressFamily
+    public var interfaceIndex: Int32
+    public var gateway: String?
+    public var preferredSource: String?
+    public var table: UInt32?
+
+    public init(family: AddressFamily, interfaceIndex: Int32, gateway: String? = nil, preferredSource: String? = nil, table: UInt32? = nil) {
+        self.family = family
+        self.interfaceIndex = interfaceIndex
+        self.gateway = gateway
+        self.preferredSource = preferredSource
+        self.table = table
+    }
+}

@@ -1,0 +1,119 @@
+internal import CNetlink
+import Glibc
+import ReachabilityCore
+
+/// The mirror of the kernel's links, addresses and default routes that a snapshot is made from.
+///
+/// Updated object by object from libnl change callbacks, rebuilt whole after a resync. Sysfs
+/// is read once per (index, name) and kept, since a storm of new links must not re-read it.
+final class LinkTable {
+    private let sysfs: SysfsReader
+    private(set) var links: [Int32: InterfaceFacts] = [:]
+    private var addresses: [AddressKey: InterfaceAddress] = [:]
+    var defaultRoutes: [DefaultRoute] = []
+    var lookups: [RouteLookup] = []
+    private var sysfsCache: [Int32: (name: String, facts: SysfsFacts?)] = [:]
+    /// Indices whose per-family link objects libnl keeps after the link is gone.
+    private(set) var deletedIndices: [Int32] = []
+
+    /// Something that can change a route decision happened since the last `takeChanges()`.
+    private(set) var routeRelevantChange = false
+    private(set) var changed = false
+
+    private struct AddressKey: Hashable {
+        var index: Int32
+        var family: AddressFamily
+        var address: String
+        var prefixLength: Int
+    }
+
+    init(sysfs: SysfsReader) { self.sysfs = sysfs }
+
+    /// Applies one libnl change callback.
+    func apply(object: OpaquePointer, action: Int32) {
+        let type = LibnlObjects.typeName(object)
+        if type == LibnlObjects.linkType {
+            applyLink(object, deleted: action == Int32(NL_ACT_DEL))
+        } else if type == LibnlObjects.addressType {
+            applyAddress(object, deleted: action == Int32(NL_ACT_DEL))
+        }
+    }
+
+    private func applyLink(_ object: OpaquePointer, deleted: Bool) {
+        guard var facts = LibnlObjects.interfaceFacts(link: object) else { return }
+        let carriesDefault = defaultRoutes.contains { $0.interfaceIndex == facts.index }
+        changed = true
+        if deleted {
+            links[facts.index] = nil
+            sysfsCache[facts.index] = nil
+            addresses = addresses.filter { $0.key.index != facts.index }
+            deletedIndices.append(facts.index)
+            if carriesDefault { routeRelevantChange = true }
+            return
+        }
+        let previous = links[facts.index]
+        facts.sysfs = sysfsFacts(for: facts)
+        links[facts.index] = facts
+        // Routes through a link that goes down vanish without RTM_DELROUTE: re-dump then.
+        if carriesDefault && previous?.flags != facts.flags { routeRelevantChange = true }
+        if previous == nil || previous?.flags != facts.flags { routeRelevantChange = routeRelevantChange || carriesDefault }
+    }
+
+    private func applyAddress(_ object: OpaquePointer, deleted: Bool) {
+        guard let address = LibnlObjects.interfaceAddress(object) else { return }
+        let key = AddressKey(index: address.interfaceIndex, family: address.family, address: address.address, prefixLength: address.prefixLength)
+        addresses[key] = deleted ? nil : address
+        changed = true
+        if defaultRoutes.contains(where: { $0.interfaceIndex == address.interfaceIndex }) || deleted { routeRelevantChange = true }
+    }
+
+    private func sysfsFacts(for facts: InterfaceFacts) -> SysfsFacts? {
+        if let cached = sysfsCache[facts.index], cached.name == facts.name { return cached.facts }
+        let read = sysfs.facts(forInterface: facts.name, index: facts.index, macAddress: facts.macAddress)
+        sysfsCache[facts.index] = (facts.name, read)
+        return read
+    }
+
+    /// Replaces everything with the contents of libnl caches (initial fill, after a resync).
+    func rebuild(linkCache: OpaquePointer, addressCache: OpaquePointer) {
+        var fresh: [Int32: InterfaceFacts] = [:]
+        LibnlObjects.forEach(linkCache) { object in
+            if var facts = LibnlObjects.interfaceFacts(link: object) {
+                facts.sysfs = sysfsFacts(for: facts)
+                fresh[facts.index] = facts
+            }
+        }
+        var freshAddresses: [AddressKey: InterfaceAddress] = [:]
+        LibnlObjects.forEach(addressCache) { object in
+            if let address = LibnlObjects.interfaceAddress(object) {
+                freshAddresses[AddressKey(index: address.interfaceIndex, family: address.family, address: address.address, prefixLength: address.prefixLength)] = address
+            }
+        }
+        links = fresh
+        addresses = freshAddresses
+        sysfsCache = sysfsCache.filter { fresh[$0.key]?.name == $0.value.name }
+        changed = true
+        routeRelevantChange = true
+    }
+
+    /// Clears the change flags; returns whether anything changed and whether routes may have.
+    func takeChanges() -> (changed: Bool, routes: Bool) {
+        defer {
+            changed = false
+            routeRelevantChange = false
+        }
+        return (changed, routeRelevantChange)
+    }
+
+    func takeDeletedIndices() -> [Int32] {
+        defer { deletedIndices.removeAll() }
+        return deletedIndices
+    }
+
+    func snapshot() -> NetworkSnapshot {
+        NetworkSnapshot(
+            interfaces: links.values.sorted { $0.index < $1.index },
+            addresses: addresses.values.sorted { ($0.interfaceIndex, $0.address) < ($1.interfaceIndex, $1.address) },
+            defaultRoutes: defaultRoutes, lookups: lookups)
+    }
+}

@@ -1,0 +1,39 @@
+internal import CNetlink
+import Glibc
+public import ReachabilityCore
+
+/// Reads the kernel's current state once, without a watcher thread: for `reach status`.
+public enum NetlinkSnapshotReader {
+    /// Dumps links, addresses and default routes, runs the route lookups and reads sysfs.
+    public static func read(_ configuration: NetlinkConfiguration = NetlinkConfiguration()) throws(NetlinkError) -> NetworkSnapshot {
+        guard let namespace = configuration.namespace else { return try readHere(configuration) }
+        let outcome: Result<NetworkSnapshot, NetlinkError> = OwnerThread.run(name: "reach-snapshot") {
+            do throws(NamespaceError) {
+                try namespace.enterOnCurrentThread()
+            } catch {
+                return .failure(NetlinkError("enter namespace", errno: error.errno))
+            }
+            return Result { () throws(NetlinkError) in try readHere(configuration) }
+        }
+        return try outcome.get()
+    }
+
+    private static func readHere(_ configuration: NetlinkConfiguration) throws(NetlinkError) -> NetworkSnapshot {
+        let socket = try NetlinkSocket()
+        var linkCache: OpaquePointer?
+        var result = rtnl_link_alloc_cache(socket.handle, AF_UNSPEC, &linkCache)
+        guard result == 0, let linkCache else { throw NetlinkError("dump links", libnl: result) }
+        defer { nl_cache_free(linkCache) }
+        var addressCache: OpaquePointer?
+        result = rtnl_addr_alloc_cache(socket.handle, &addressCache)
+        guard result == 0, let addressCache else { throw NetlinkError("dump addresses", libnl: result) }
+        defer { nl_cache_free(addressCache) }
+
+        let table = LinkTable(sysfs: configuration.sysfs)
+        table.rebuild(linkCache: linkCache, addressCache: addressCache)
+        let queries = try RouteQueries()
+        table.defaultRoutes = try queries.defaultRoutes()
+        table.lookups = [configuration.probes.ipv4, configuration.probes.ipv6].compactMap { queries.lookup($0) }
+        return table.snapshot()
+    }
+}

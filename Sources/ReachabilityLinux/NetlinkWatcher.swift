@@ -1,0 +1,284 @@
+internal import CNetlink
+import Dispatch
+import Glibc
+public import ReachabilityCore
+import Synchronization
+
+/// Watches the kernel through libnl's cache manager and reports a fresh ``NetworkSnapshot``
+/// after every batch of changes.
+///
+/// Threading: one owner thread creates, uses and frees every libnl object and socket; nothing
+/// else touches them. It sleeps in `poll()` on the cache manager's socket, a route-event socket
+/// and an `eventfd` that ``stop()`` writes. Handlers run on that thread.
+///
+/// Links and addresses come from libnl caches. Default routes are re-dumped (never taken from
+/// libnl's route cache) when a route or rule event arrives or a link carrying a default route
+/// changes, and the route lookups run after every batch. On overflow (`ENOBUFS`, reported by
+/// libnl as `-NLE_NOMEM`) the socket is drained, every cache is resynchronised on a separate
+/// socket, the routes are re-dumped and the result is published like any change.
+public final class NetlinkWatcher: Sendable {
+    /// Counters, readable from any thread.
+    public struct Statistics: Sendable, Hashable {
+        /// Batches of kernel messages handled.
+        public var batches = 0
+        /// Receive-buffer overflows detected (each followed by a resync).
+        public var overflows = 0
+        /// Snapshots handed to the handler, the initial one included.
+        public var snapshots = 0
+        /// The receive buffer the kernel granted, in bytes (it reports twice the request).
+        public var receiveBufferBytes = 0
+    }
+
+    private let statisticsBox = StatisticsBox()
+    private let stopEvent: Int32
+    private let thread = Mutex<OwnerThread?>(nil)
+
+    /// Starts watching. Returns once the initial snapshot has been handed to `onSnapshot`, so
+    /// the initial state always comes before any change. Throws if the sockets cannot be set up.
+    public init(
+        configuration: NetlinkConfiguration = NetlinkConfiguration(),
+        onSnapshot: @escaping @Sendable (NetworkSnapshot) -> Void
+    ) throws(NetlinkError) {
+        let event = reach_eventfd()
+        guard event >= 0 else { throw NetlinkError("eventfd", errno: errno) }
+        stopEvent = event
+        let started = DispatchSemaphore(value: 0)
+        let startError = Mutex<NetlinkError?>(nil)
+        let statistics = statisticsBox
+        let owner = OwnerThread(name: "reach-netlink") { [stopEvent] in
+            let session: WatchSession
+            do throws(NetlinkError) {
+                if let namespace = configuration.namespace {
+                    do throws(NamespaceError) { try namespace.enterOnCurrentThread() } catch {
+                        throw NetlinkError("enter namespace", errno: error.errno)
+                    }
+                }
+                session = try WatchSession(configuration: configuration, statistics: statistics, onSnapshot: onSnapshot)
+            } catch {
+                startError.withLock { $0 = error }
+                started.signal()
+                return
+            }
+            session.publishInitial()
+            started.signal()
+            session.run(stopEvent: stopEvent)
+        }
+        started.wait()
+        if let error = startError.withLock({ $0 }) {
+            owner.join()
+            close(event)
+            throw error
+        }
+        thread.withLock { $0 = owner }
+    }
+
+    public var statistics: Statistics { statisticsBox.value.withLock { $0 } }
+
+    /// Stops the thread and frees every socket. Idempotent; returns after the thread ended, so
+    /// no handler runs after it.
+    public func stop() {
+        guard let owner = thread.withLock({ value -> OwnerThread? in
+            defer { value = nil }
+            return value
+        }) else { return }
+        var one: UInt64 = 1
+        _ = write(stopEvent, &one, 8)
+        owner.join()
+    }
+
+    deinit {
+        stop()
+        close(stopEvent)
+    }
+}
+
+final class StatisticsBox: Sendable {
+    let value = Mutex(NetlinkWatcher.Statistics())
+}
+
+/// The libnl state of one watcher. Lives and dies on the owner thread.
+private final class WatchSession {
+    private let configuration: NetlinkConfiguration
+    private let statistics: StatisticsBox
+    private let onSnapshot: @Sendable (NetworkSnapshot) -> Void
+    private var manager: OpaquePointer?
+    private var linkCache: OpaquePointer?
+    private var addressCache: OpaquePointer?
+    private let routeEvents: NetlinkSocket
+    private let syncSocket: NetlinkSocket
+    private let queries: RouteQueries
+    private let table: LinkTable
+    private var routesNeedDump = false
+
+    init(
+        configuration: NetlinkConfiguration, statistics: StatisticsBox,
+        onSnapshot: @escaping @Sendable (NetworkSnapshot) -> Void
+    ) throws(NetlinkError) {
+        self.configuration = configuration
+        self.statistics = statistics
+        self.onSnapshot = onSnapshot
+        table = LinkTable(sysfs: configuration.sysfs)
+        syncSocket = try NetlinkSocket(operation: "connect sync socket")
+        queries = try RouteQueries()
+
+        // Route and rule events only say "re-check the routes"; their content is not cached.
+        routeEvents = try NetlinkSocket(operation: "connect route event socket")
+        nl_socket_disable_seq_check(routeEvents.handle)
+        for group in [reach_rtnlgrp_ipv4_route, reach_rtnlgrp_ipv6_route, reach_rtnlgrp_ipv4_rule, reach_rtnlgrp_ipv6_rule] {
+            let result = nl_socket_add_membership(routeEvents.handle, group)
+            guard result == 0 else { throw NetlinkError("join route groups", libnl: result) }
+        }
+        _ = nl_socket_set_nonblocking(routeEvents.handle)
+
+        // Flags 0, not NL_AUTO_PROVIDE: that registers caches process-wide and two monitors
+        // in one process would collide.
+        var manager: OpaquePointer?
+        var result = nl_cache_mngr_alloc(nil, NETLINK_ROUTE, 0, &manager)
+        guard result == 0, let manager else { throw NetlinkError("allocate cache manager", libnl: result) }
+        self.manager = manager
+        let granted = SocketOptions.setReceiveBuffer(fileDescriptor: nl_cache_mngr_get_fd(manager), bytes: configuration.receiveBufferBytes)
+        SocketOptions.setReceiveBuffer(fileDescriptor: routeEvents.fileDescriptor, bytes: configuration.receiveBufferBytes)
+        statistics.value.withLock { $0.receiveBufferBytes = granted }
+        routeEvents.onValidMessage({ message, context in
+            guard let message, let context, let header = nlmsg_hdr(message) else { return Int32(NL_OK.rawValue) }
+            let session = Unmanaged<WatchSession>.fromOpaque(context).takeUnretainedValue()
+            session.routeEvent(header)
+            return Int32(NL_OK.rawValue)
+        }, target: self)
+
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        // Subscribes before dumping, so no change falls between the dump and the stream.
+        var linkCache: OpaquePointer?
+        result = nl_cache_mngr_add(manager, LibnlObjects.linkType, WatchSession.changed, context, &linkCache)
+        guard result == 0, let linkCache else { throw NetlinkError("watch links", libnl: result) }
+        var addressCache: OpaquePointer?
+        result = nl_cache_mngr_add(manager, LibnlObjects.addressType, WatchSession.changed, context, &addressCache)
+        guard result == 0, let addressCache else { throw NetlinkError("watch addresses", libnl: result) }
+        self.linkCache = linkCache
+        self.addressCache = addressCache
+        table.rebuild(linkCache: linkCache, addressCache: addressCache)
+        routesNeedDump = true
+    }
+
+    deinit {
+        // Frees the manager's sockets and the caches it owns.
+        if let manager { nl_cache_mngr_free(manager) }
+    }
+
+    private static let changed: change_func_t = { _, object, action, context in
+        guard let object, let context else { return }
+        let session = Unmanaged<WatchSession>.fromOpaque(context).takeUnretainedValue()
+        session.table.apply(object: object, action: action)
+    }
+
+    private func routeEvent(_ header: UnsafeMutablePointer<nlmsghdr>) {
+        if let route = RouteMessage(header) {
+            if route.isDefault && !route.isClone { routesNeedDump = true }
+        } else {
+            routesNeedDump = true  // a rule changed: lookups and tables may differ
+        }
+    }
+
+    func publishInitial() {
+        refreshRoutes(dump: true)
+        _ = table.takeChanges()
+        publish()
+    }
+
+    func run(stopEvent: Int32) {
+        guard let manager else { return }
+        var fds = [
+            pollfd(fd: nl_cache_mngr_get_fd(manager), events: Int16(POLLIN), revents: 0),
+            pollfd(fd: routeEvents.fileDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopEvent, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            for index in fds.indices { fds[index].revents = 0 }
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[2].revents != 0 { return }
+            var overflowed = false
+            if fds[1].revents != 0 { overflowed = receiveRouteEvents() || overflowed }
+            if fds[0].revents != 0 { overflowed = receiveCacheEvents(manager) || overflowed }
+            if overflowed { resync() }
+            let changes = table.takeChanges()
+            let dump = routesNeedDump || changes.routes
+            let lookedUp = table.lookups
+            refreshRoutes(dump: dump)
+            statistics.value.withLock { $0.batches += 1 }
+            if changes.changed || dump || table.lookups != lookedUp { publish() }
+            purgeDeletedFamilyObjects()
+        }
+    }
+
+    /// Reads every queued route event; true if the socket overflowed.
+    private func receiveRouteEvents() -> Bool {
+        var overflowed = false
+        while true {
+            let result = nl_recvmsgs_default(routeEvents.handle)
+            if result == -NLE_NOMEM {
+                overflowed = true
+                routesNeedDump = true
+                continue
+            }
+            // 0 or -NLE_AGAIN: nothing left to read.
+            if result <= 0 { return overflowed }
+        }
+    }
+
+    /// Lets the cache manager read every queued message; true if the socket overflowed.
+    private func receiveCacheEvents(_ manager: OpaquePointer) -> Bool {
+        var overflowed = false
+        // After ENOBUFS the queue still holds messages older than any new dump: drain them
+        // before resyncing, or the resync would be undone by stale deltas.
+        for _ in 0..<1_000 {
+            let result = nl_cache_mngr_data_ready(manager)
+            if result == -NLE_NOMEM {
+                overflowed = true
+                continue
+            }
+            break
+        }
+        return overflowed
+    }
+
+    private func resync() {
+        statistics.value.withLock { $0.overflows += 1 }
+        guard let linkCache, let addressCache else { return }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = nl_cache_resync(syncSocket.handle, linkCache, WatchSession.changed, context)
+        _ = nl_cache_resync(syncSocket.handle, addressCache, WatchSession.changed, context)
+        table.rebuild(linkCache: linkCache, addressCache: addressCache)
+        routesNeedDump = true
+    }
+
+    private func refreshRoutes(dump: Bool) {
+        if dump {
+            if let routes = try? queries.defaultRoutes() { table.defaultRoutes = routes }
+            routesNeedDump = false
+        }
+        table.lookups = [configuration.probes.ipv4, configuration.probes.ipv6].compactMap { queries.lookup($0) }
+    }
+
+    private func publish() {
+        statistics.value.withLock { $0.snapshots += 1 }
+        onSnapshot(table.snapshot())
+    }
+
+    /// libnl keeps an `AF_INET6` link object per interface that no deletion ever removes;
+    /// drop those of deleted interfaces so a long-running monitor does not grow.
+    private func purgeDeletedFamilyObjects() {
+        let deleted = Set(table.takeDeletedIndices())
+        guard !deleted.isEmpty, let linkCache else { return }
+        var stale: [OpaquePointer] = []
+        LibnlObjects.forEach(linkCache) { object in
+            if rtnl_link_get_family(object) != AF_UNSPEC, deleted.contains(Int32(rtnl_link_get_ifindex(object))) {
+                stale.append(object)
+            }
+        }
+        for object in stale { nl_cache_remove(object) }
+    }
+}

@@ -1,0 +1,80 @@
+internal import CNetlink
+import Glibc
+import ReachabilityCore
+
+/// Default-route dumps and `RTM_GETROUTE` lookups on a dedicated blocking socket.
+///
+/// Default routes come from a fresh dump every time, never from libnl's route cache, whose
+/// object identity ignores the interface (two same-metric defaults on different links collapse
+/// into one object there).
+final class RouteQueries {
+    private let socket: NetlinkSocket
+    private var collected: [RouteMessage] = []
+
+    init() throws(NetlinkError) {
+        socket = try NetlinkSocket(operation: "connect route query socket")
+        SocketOptions.enableStrictChecking(fileDescriptor: socket.fileDescriptor)
+        socket.onValidMessage({ message, context in
+            guard let message, let context, let header = nlmsg_hdr(message) else { return Int32(NL_OK.rawValue) }
+            let queries = Unmanaged<RouteQueries>.fromOpaque(context).takeUnretainedValue()
+            if let route = RouteMessage(header) { queries.collected.append(route) }
+            return Int32(NL_OK.rawValue)
+        }, target: self)
+    }
+
+    /// Every unicast default route of both families in every table, one entry per next hop.
+    func defaultRoutes() throws(NetlinkError) -> [DefaultRoute] {
+        var routes: [DefaultRoute] = []
+        for family in [AF_INET, AF_INET6] {
+            for route in try dump(family: family) where route.isDefault && route.type == RouteMessage.unicast && !route.isClone {
+                guard let addressFamily = route.addressFamily else { continue }
+                for hop in route.nextHops where hop.interfaceIndex > 0 {
+                    routes.append(DefaultRoute(
+                        family: addressFamily, interfaceIndex: hop.interfaceIndex, metric: route.metric,
+                        table: route.table, gateway: hop.gateway))
+                }
+            }
+        }
+        return routes
+    }
+
+    private func dump(family: Int32) throws(NetlinkError) -> [RouteMessage] {
+        // A dump interrupted by a concurrent change (NLE_DUMP_INTR) is inconsistent: retry it.
+        for _ in 0..<5 {
+            collected.removeAll(keepingCapacity: true)
+            var request = rtmsg()
+            request.rtm_family = UInt8(family)
+            let sent = nl_send_simple(socket.handle, reach_rtm_getroute, NLM_F_DUMP, &request, MemoryLayout<rtmsg>.size)
+            guard sent >= 0 else { throw NetlinkError("dump routes", libnl: sent) }
+            let received = nl_recvmsgs_default(socket.handle)
+            if received == -NLE_DUMP_INTR { continue }
+            guard received >= 0 else { throw NetlinkError("dump routes", libnl: received) }
+            return collected
+        }
+        throw NetlinkError("dump routes", libnl: NLE_DUMP_INTR)
+    }
+
+    /// The kernel's route towards `destination`, honouring policy routing; `mark` sets the
+    /// firewall mark of the imagined packet. Nil when the kernel has no route.
+    func lookup(_ destination: String, mark: UInt32? = nil) -> RouteLookup? {
+        guard let (family, bytes) = IPAddressText.parse(destination), let message = nlmsg_alloc_simple(reach_rtm_getroute, NLM_F_REQUEST)
+        else { return nil }
+        defer { nlmsg_free(message) }
+        var request = rtmsg()
+        request.rtm_family = UInt8(family)
+        request.rtm_dst_len = UInt8(bytes.count * 8)
+        guard nlmsg_append(message, &request, MemoryLayout<rtmsg>.size, NLMSG_ALIGNTO_INT) == 0 else { return nil }
+        let put = bytes.withUnsafeBytes { nla_put(message, reach_rta_dst, Int32($0.count), $0.baseAddress) }
+        guard put == 0 else { return nil }
+        if let mark, nla_put_u32(message, reach_rta_mark, mark) != 0 { return nil }
+        collected.removeAll(keepingCapacity: true)
+        guard nl_send_auto(socket.handle, message) >= 0, nl_recvmsgs_default(socket.handle) >= 0,
+            let route = collected.first, let hop = route.nextHops.first, let addressFamily = route.addressFamily
+        else { return nil }
+        return RouteLookup(
+            family: addressFamily, interfaceIndex: hop.interfaceIndex, gateway: hop.gateway,
+            preferredSource: route.preferredSource, table: route.table)
+    }
+}
+
+private let NLMSG_ALIGNTO_INT = Int32(4)

@@ -1,0 +1,95 @@
+import FoundationEssentials
+import Glibc
+import ReachabilityCore
+
+/// Writes a line to stdout and flushes, so pipes see each change as it happens.
+func printLine(_ text: String) {
+    writeAll(1, text + "\n")
+}
+
+func printError(_ text: String) {
+    writeAll(2, text + "\n")
+}
+
+/// Unbuffered: each line reaches a pipe as soon as it is printed.
+private func writeAll(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            return
+        }
+        bytes = bytes.dropFirst(written)
+    }
+}
+
+/// Pure formatters for paths and interfaces.
+enum PathFormatter {
+    /// `wifi via wlp2s0 (IPv4 IPv6)`, `wifi via wg0 over wlp2s0 (IPv4) expensive`, `unreachable`.
+    static func summary(_ path: NetworkPath) -> String {
+        guard path.isReachable, let primary = path.primary else { return "unreachable" }
+        var text = "\(path.status.rawValue) via \(primary.name)"
+        if let underlay = path.underlay { text += " over \(underlay.name)" }
+        let families = [path.ipv4 ? "IPv4" : nil, path.ipv6 ? "IPv6" : nil].compactMap { $0 }
+        text += " (\(families.joined(separator: " ")))"
+        if path.isExpensive { text += " expensive" }
+        return text
+    }
+
+    static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// One `watch --json` line: the path's fields after a `time` field.
+    static func jsonLine(_ path: NetworkPath, time: String) -> String {
+        let body = json(path)
+        return "{\"time\":\"\(time)\"," + body.dropFirst()
+    }
+
+    /// The `interfaces` table.
+    static func table(_ interfaces: [Interface], explain: Bool) -> String {
+        var rows = [["INDEX", "NAME", "TYPE", "EXPENSIVE", "STATE", "ADDRESSES"]]
+        for interface in interfaces {
+            let state = interface.isRunning ? "running" : (interface.isUp ? "up" : "down")
+            rows.append([
+                String(interface.index), interface.name, interface.type.rawValue, interface.isExpensive ? "yes" : "no", state,
+                interface.addresses.joined(separator: " "),
+            ])
+        }
+        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var lines: [String] = []
+        for (number, row) in rows.enumerated() {
+            let cells = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            var line = cells.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            lines.append(line)
+            if explain && number > 0 {
+                for evidence in interfaces[number - 1].evidence { lines.append("       \(evidence)") }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// UTC ISO 8601 time with milliseconds, `2026-11-22T10:00:00.123Z`.
+enum Timestamp {
+    static func now() -> String {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        var parts = tm()
+        var seconds = spec.tv_sec
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(spec.tv_nsec / 1_000_000), 3))Z"
+    }
+}
