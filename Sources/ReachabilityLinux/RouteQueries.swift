@@ -14,6 +14,9 @@ final class RouteQueries {
     init() throws(NetlinkError) {
         socket = try NetlinkSocket(operation: "connect route query socket")
         SocketOptions.enableStrictChecking(fileDescriptor: socket.fileDescriptor)
+        // libnl asks for an ACK on every request by default; a lookup's reply would then leave
+        // the ACK queued and every later request would read the previous one's answer.
+        nl_socket_disable_auto_ack(socket.handle)
         socket.onValidMessage({ message, context in
             guard let message, let context, let header = nlmsg_hdr(message) else { return Int32(NL_OK.rawValue) }
             let queries = Unmanaged<RouteQueries>.fromOpaque(context).takeUnretainedValue()
