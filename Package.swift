@@ -79,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachCLITests",
-            dependencies: ["ReachabilityCore", "ReachabilityTestKit"],
+            dependencies: ["ReachabilityCore", "ReachabilityTestKit", "reach"],
             swiftSettings: strictSettings
         ),
     ],

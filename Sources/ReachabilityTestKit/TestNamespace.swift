@@ -1,0 +1,75 @@
+import Foundation
+public import ReachabilityLinux
+
+/// A private network namespace for one test, with `ip` run inside it.
+///
+/// The namespace is anonymous (`unshare` on a throwaway thread) and held by a file descriptor:
+/// it vanishes with this object, or with the process if a test crashes, so nothing global is
+/// left behind and parallel tests never collide.
+public final class TestNamespace: Sendable {
+    public let namespace: NetworkNamespace
+
+    /// Creates the namespace and brings `lo` up.
+    public init() throws {
+        do {
+            namespace = try NetworkNamespace.createAnonymous()
+        } catch {
+            throw TestNamespaceError(message: "cannot create a network namespace (\(error)); run as root")
+        }
+        try ip("link", "set", "lo", "up")
+    }
+
+    /// Runs `ip ARGS…` inside the namespace; throws with its stderr if it fails.
+    @discardableResult
+    public func ip(_ arguments: String...) throws -> String {
+        try run(["ip"] + arguments)
+    }
+
+    /// Runs `ip -batch -` inside the namespace with the given commands, one per line.
+    public func ipBatch(_ commands: [String]) throws {
+        try run(["ip", "-force", "-batch", "-"], input: commands.joined(separator: "\n") + "\n")
+    }
+
+    /// Runs a command inside the namespace (through `nsenter`) and returns its stdout.
+    @discardableResult
+    public func run(_ command: [String], input: String? = nil) throws -> String {
+        try Self.execute(["nsenter", "--net=\(namespace.path)"] + command, input: input)
+    }
+
+    /// Runs a command and returns stdout, throwing with stderr on a non-zero exit.
+    @discardableResult
+    public static func execute(_ command: [String], input: String? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let stdin = Pipe()
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestNamespaceError(
+                message: "\(command.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))")
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether namespace tests run here: always under `CI=true` (so a missing privilege fails
+    /// the test instead of skipping it), elsewhere only when a namespace can be created.
+    public static let isSupported: Bool = {
+        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
+        return (try? NetworkNamespace.createAnonymous()) != nil
+    }()
+}
+
+public struct TestNamespaceError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,160 @@
+import Reachability
+import ReachabilityCore
+import ReachabilityTestKit
+import Testing
+
+private let running: LinkFlags = [.up, .lowerUp, .running]
+
+/// A snapshot where `name` (a veth overridden by the rules below) carries the default route.
+private func online(via name: String, index: Int32, extraInterface: String? = nil) -> NetworkSnapshot {
+    var interfaces = [
+        InterfaceFacts(name: "wifi0", index: 2, flags: running, hardwareType: 1, kind: "veth"),
+        InterfaceFacts(name: "cell0", index: 3, flags: running, hardwareType: 1, kind: "veth"),
+    ]
+    if let extraInterface { interfaces.append(InterfaceFacts(name: extraInterface, index: 9, flags: [], hardwareType: 1, kind: "veth")) }
+    return NetworkSnapshot(
+        interfaces: interfaces,
+        addresses: [
+            InterfaceAddress(interfaceIndex: 2, family: .ipv4, address: "192.0.2.2", prefixLength: 24),
+            InterfaceAddress(interfaceIndex: 3, family: .ipv4, address: "198.51.100.2", prefixLength: 24),
+        ],
+        defaultRoutes: [DefaultRoute(family: .ipv4, interfaceIndex: index)])
+}
+
+private let offline = NetworkSnapshot(interfaces: [InterfaceFacts(name: "wifi0", index: 2, flags: [], hardwareType: 1, kind: "veth")])
+
+private func configuration(debounce: Duration = .zero) throws -> MonitorConfiguration {
+    MonitorConfiguration(
+        overrides: [try OverrideRule(parsing: "wifi0=wifi"), try OverrideRule(parsing: "cell0=cellular")], debounce: debounce)
+}
+
+@Suite("NetworkMonitor stream semantics")
+struct NetworkMonitorStreamTests {
+    @Test func firstValueIsTheCurrentPath() async throws {
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        var iterator = monitor.paths.makeAsyncIterator()
+        let first = try await iterator.next()
+        #expect(first?.status == .wifi)
+        #expect(first?.primary?.name == "wifi0")
+        #expect(source.starts == 1)
+    }
+
+    @Test func oneValuePerRealChangeAndNoDuplicates() async throws {
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        let recorder = PathRecorder(monitor.paths)
+        _ = try await recorder.wait { $0.status == .wifi }
+        source.send(online(via: "wifi0", index: 2))  // identical: must not be published
+        source.send(online(via: "wifi0", index: 2))
+        source.send(online(via: "cell0", index: 3))
+        source.send(online(via: "cell0", index: 3))
+        source.send(offline)
+        _ = try await recorder.wait { $0.status == .unreachable }
+        #expect(recorder.paths.map(\.status) == [.wifi, .cellular, .unreachable])
+        #expect(recorder.paths[1].isExpensive)
+        await recorder.cancel()
+    }
+
+    @Test func anInterfaceOnlyChangeIsAChangeOfThePath() async throws {
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        let recorder = PathRecorder(monitor.paths)
+        _ = try await recorder.wait { $0.status == .wifi }
+        source.send(online(via: "wifi0", index: 2, extraInterface: "veth9"))
+        let second = try await recorder.wait(after: 1) { _ in true }
+        #expect(second.status == .wifi)
+        #expect(second.interface(named: "veth9") != nil)
+        await recorder.cancel()
+    }
+
+    @Test func independentSubscribersShareOneSourceAndACancelledOneDisturbsNoOther() async throws {
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        let first = PathRecorder(monitor.paths)
+        let second = PathRecorder(monitor.paths)
+        _ = try await first.wait { $0.status == .wifi }
+        _ = try await second.wait { $0.status == .wifi }
+        #expect(source.starts == 1)
+
+        await first.cancel()
+        #expect(source.isRunning)
+        source.send(online(via: "cell0", index: 3))
+        let change = try await second.wait { $0.status == .cellular }
+        #expect(change.primary?.name == "cell0")
+        #expect(!first.paths.contains { $0.status == .cellular })
+
+        await second.cancel()
+        #expect(!source.isRunning)
+        #expect(source.cancellations == 1)
+    }
+
+    @Test func aLateSubscriberGetsTheLatestPathFirst() async throws {
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        let early = PathRecorder(monitor.paths)
+        _ = try await early.wait { $0.status == .wifi }
+        source.send(online(via: "cell0", index: 3))
+        _ = try await early.wait { $0.status == .cellular }
+        let late = PathRecorder(monitor.paths)
+        let first = try await late.wait { _ in true }
+        #expect(first.status == .cellular)
+        #expect(source.starts == 1)
+        await early.cancel()
+        await late.cancel()
+    }
+
+    @Test func theSourceRestartsForANewSubscriberAfterTheLastLeft() async throws {
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        let first = PathRecorder(monitor.paths)
+        _ = try await first.wait { $0.status == .wifi }
+        await first.cancel()
+        #expect(source.cancellations == 1)
+        source.send(offline)
+        let second = PathRecorder(monitor.paths)
+        let path = try await second.wait { _ in true }
+        #expect(path.status == .unreachable)
+        #expect(source.starts == 2)
+        await second.cancel()
+    }
+
+    @Test func aSourceThatCannotStartEndsTheSequenceWithItsError() async throws {
+        struct NoNetlink: Error {}
+        let source = FakeNetworkSource()
+        source.failNextStart(with: NoNetlink())
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        var iterator = monitor.paths.makeAsyncIterator()
+        await #expect(throws: NoNetlink.self) { _ = try await iterator.next() }
+    }
+
+    @Test func currentPathReadsTheSourceWhenNotRunning() throws {
+        let source = FakeNetworkSource(initial: online(via: "cell0", index: 3))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        let path = try monitor.currentPath()
+        #expect(path.status == .cellular)
+        #expect(source.starts == 0)
+    }
+
+    @Test func debounceCoalescesABurstIntoItsLastValueAndNeverDelaysTheFirst() async throws {
+        let clock = TestClock()
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(debounce: .milliseconds(500)), clock: clock)
+        let recorder = PathRecorder(monitor.paths)
+        // The first path needs no clock movement.
+        _ = try await recorder.wait { $0.status == .wifi }
+
+        source.send(offline)
+        source.send(online(via: "cell0", index: 3))
+        source.send(online(via: "wifi0", index: 2, extraInterface: "veth9"))
+        // Let the debouncer take in the whole burst before time moves.
+        for _ in 0..<200 { await Task.yield() }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(500))
+        let settled = try await recorder.wait(after: 1) { _ in true }
+        #expect(settled.interface(named: "veth9") != nil)
+        #expect(recorder.paths.count == 2)
+        #expect(!recorder.paths.contains { $0.status == .cellular || $0.status == .unreachable })
+        await recorder.cancel()
+    }
+}
