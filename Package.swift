@@ -79,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachCLITests",
-            dependencies: ["ReachabilityCore", "ReachabilityTestKit", "reach"],
+            dependencies: ["ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit", "reach"],
             swiftSettings: strictSettings
         ),
     ],

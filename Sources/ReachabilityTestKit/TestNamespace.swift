@@ -71,5 +71,6 @@ public final class TestNamespace: Sendable {
 
 public struct TestNamespaceError: Error, CustomStringConvertible {
     public var message: String
+    public init(message: String) { self.message = message }
     public var description: String { message }
 }

@@ -1,0 +1,153 @@
+import Foundation
+import ReachabilityTestKit
+import Testing
+
+@Suite("reach: usage errors")
+struct ReachUsageErrorTests {
+    struct BadInvocation: CustomTestStringConvertible, Sendable {
+        var arguments: [String]
+        var mentions: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let invocations: [BadInvocation] = [
+        BadInvocation(arguments: ["status", "--override", "nonsense"], mentions: "invalid override 'nonsense'"),
+        BadInvocation(arguments: ["status", "--override", "eth*=satellite"], mentions: "unknown type 'satellite'"),
+        BadInvocation(arguments: ["status", "--override", "wl[an=wifi"], mentions: "unclosed '['"),
+        BadInvocation(arguments: ["status", "--override", "=wifi"], mentions: "empty interface pattern"),
+        BadInvocation(arguments: ["status", "--override", "eth0=wifi,cellular"], mentions: "type given twice"),
+        BadInvocation(arguments: ["watch", "--debounce=-5"], mentions: "--debounce must be 0 or more"),
+        BadInvocation(arguments: ["status", "--config", "/nonexistent/reach.conf"], mentions: "/nonexistent/reach.conf: cannot read"),
+        BadInvocation(arguments: ["status", "--netns", "reach-no-such-namespace"], mentions: "--netns reach-no-such-namespace"),
+        BadInvocation(arguments: ["interfaces", "--offline", "--sysfs-root", "/nonexistent/sys"], mentions: "/nonexistent/sys/class/net"),
+        BadInvocation(arguments: ["frobnicate"], mentions: "frobnicate"),
+    ]
+
+    @Test(arguments: invocations)
+    func exits64WithTheOffendingText(_ invocation: BadInvocation) throws {
+        let result = try reach(invocation.arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(invocation.mentions))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func aBadConfigurationLineIsReportedWithItsNumber() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reach-\(UUID()).conf")
+        try "# uplinks\nwlan* = wifi\n\nwwan0 = cellular, cheap\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try reach(["status", "--config", file.path])
+        #expect(result.status == 64)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("\(file.path):4: invalid rule 'wwan0 = cellular, cheap': unknown type 'cheap'") == true)
+    }
+}
+
+/// Sets up `va` (overridden as Wi-Fi) with an address; `route` adds its default route.
+private func uplink(_ ns: TestNamespace, route: Bool) throws {
+    try ns.ipBatch(["link add va type veth peer name vb", "link set vb up", "link set va up", "addr add 10.7.0.2/24 dev va"])
+    if route { try ns.ip("route", "add", "default", "via", "10.7.0.1", "dev", "va") }
+}
+
+/// Waits until the veth's carrier is up (the kernel reports it asynchronously).
+private func waitForCarrier(_ ns: TestNamespace) async throws {
+    for _ in 0..<300 {
+        if try ns.ip("link", "show", "va").contains("LOWER_UP") { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+@Suite("reach against the kernel", .enabled(if: TestNamespace.isSupported))
+struct ReachKernelTests {
+    @Test func statusReachableExitsZeroWithTheSummaryLine() async throws {
+        let ns = try TestNamespace()
+        try uplink(ns, route: true)
+        try await waitForCarrier(ns)
+        let result = try reach(["status", "--override", "va=wifi"], in: ns)
+        #expect(result.status == 0)
+        #expect(result.stdout == "wifi via va (IPv4)\n")
+    }
+
+    @Test func statusUnreachableExitsTwo() throws {
+        let ns = try TestNamespace()
+        try uplink(ns, route: false)
+        let result = try reach(["status"], in: ns)
+        #expect(result.status == 2)
+        #expect(result.stdout == "unreachable\n")
+    }
+
+    @Test func statusJSONFollowsTheContract() async throws {
+        let ns = try TestNamespace()
+        try uplink(ns, route: true)
+        try await waitForCarrier(ns)
+        let result = try reach(["status", "--json", "--override", "va=cellular"], in: ns)
+        #expect(result.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["status", "expensive", "ipv4", "ipv6", "primary", "underlay", "interfaces"])
+        #expect(object["status"] as? String == "cellular")
+        #expect(object["expensive"] as? Bool == true)
+        #expect(object["underlay"] is NSNull)
+        #expect((object["primary"] as? [String: String]) == ["name": "va", "type": "cellular"])
+        let interfaces = try #require(object["interfaces"] as? [[String: Any]])
+        #expect(interfaces.map { $0["name"] as? String } == ["lo", "vb", "va"])
+        for interface in interfaces {
+            #expect(Set(interface.keys) == ["name", "index", "type", "expensive", "up", "running", "addresses", "evidence"])
+        }
+        let va = try #require(interfaces.first { $0["name"] as? String == "va" })
+        #expect(va["addresses"] as? [String] == ["10.7.0.2/24"] || (va["addresses"] as? [String])?.first == "10.7.0.2/24")
+        #expect((va["evidence"] as? [String])?.first == "override=va=cellular (--override) -> cellular [decided]")
+    }
+
+    @Test func configFileRulesApply() async throws {
+        let ns = try TestNamespace()
+        try uplink(ns, route: true)
+        try await waitForCarrier(ns)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reach-\(UUID()).conf")
+        try "# test uplinks\nv? = cellular   # the modem\nva = inexpensive\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try reach(["status", "--config", file.path], in: ns)
+        #expect(result.stdout == "cellular via va (IPv4)\n")
+    }
+
+    @Test func interfacesExplainShowsEveryInterfaceAndItsEvidence() throws {
+        let ns = try TestNamespace()
+        try uplink(ns, route: false)
+        let result = try reach(["interfaces", "--explain", "--override", "va=wifi", "--sysfs-root", "/nonexistent"], in: ns)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "INDEX  NAME  TYPE      EXPENSIVE  STATE    ADDRESSES")
+        #expect(lines.contains { $0.hasPrefix("1      lo    loopback  no         running  127.0.0.1/8") })
+        #expect(lines.contains("       override=va=wifi (--override) -> wifi [decided]"))
+        #expect(lines.contains("       kind=veth -> virtual [decided]"))
+    }
+
+    @Test func watchPrintsTheCurrentPathThenEachChange() async throws {
+        let ns = try TestNamespace()
+        try uplink(ns, route: false)
+        let stream = try ReachStream(["watch", "--debounce", "0", "--override", "va=wifi"], in: ns)
+        defer { stream.stop() }
+        let first = try await stream.waitForLine { _ in true }
+        #expect(first.hasSuffix("  unreachable"))
+        #expect(first.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z  "#, options: .regularExpression) != nil)
+        try ns.ip("route", "add", "default", "via", "10.7.0.1", "dev", "va")
+        let online = try await stream.waitForLine(after: 1) { _ in true }
+        #expect(online.hasSuffix("  wifi via va (IPv4)"))
+        try ns.ip("link", "set", "va", "down")
+        let offline = try await stream.waitForLine(after: 2) { _ in true }
+        #expect(offline.hasSuffix("  unreachable"))
+    }
+
+    @Test func watchJSONPrintsOneObjectPerLine() async throws {
+        let ns = try TestNamespace()
+        try uplink(ns, route: false)
+        let stream = try ReachStream(["watch", "--json", "--debounce", "0", "--override", "va=cellular"], in: ns)
+        defer { stream.stop() }
+        _ = try await stream.waitForLine { _ in true }
+        try ns.ip("route", "add", "default", "via", "10.7.0.1", "dev", "va")
+        let line = try await stream.waitForLine(after: 1) { _ in true }
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["status"] as? String == "cellular")
+        #expect(object["expensive"] as? Bool == true)
+        #expect((object["time"] as? String)?.hasSuffix("Z") == true)
+    }
+}

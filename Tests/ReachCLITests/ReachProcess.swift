@@ -1,0 +1,98 @@
+import Foundation
+import ReachabilityLinux
+import ReachabilityTestKit
+import Synchronization
+
+/// The built `reach` binary, beside the test bundle in the build directory.
+let reachBinary: String = {
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+    // The test runner may live inside a `.xctest` directory.
+    while directory.path != "/" && !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("reach").path) {
+        directory.deleteLastPathComponent()
+    }
+    return directory.appendingPathComponent("reach").path
+}()
+
+struct ReachResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs `reach ARGS…` (inside `namespace` when given) to completion.
+func reach(_ arguments: [String], in namespace: TestNamespace? = nil) throws -> ReachResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    let command = [reachBinary] + arguments
+    process.arguments = namespace.map { ["nsenter", "--net=\($0.namespace.path)"] + command } ?? command
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ReachResult(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+/// A long-running `reach` (watch) whose stdout lines are collected as they arrive.
+final class ReachStream {
+    private let process: Process
+    private final class LineBuffer: Sendable {
+        let lines = Mutex<[String]>([])
+    }
+
+    private let buffer = LineBuffer()
+    private let reader: Thread
+
+    init(_ arguments: [String], in namespace: TestNamespace) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["nsenter", "--net=\(namespace.namespace.path)", reachBinary] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let handle = out.fileHandleForReading
+        reader = Thread { [buffer] in
+            var pending = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { return }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    buffer.lines.withLock { $0.append(line) }
+                }
+            }
+        }
+        reader.start()
+    }
+
+    var received: [String] { buffer.lines.withLock { $0 } }
+
+    /// Waits for a line after the first `after` ones that satisfies `predicate`.
+    func waitForLine(after: Int = 0, bound: Duration = .seconds(20), _ predicate: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + bound
+        while ContinuousClock.now < deadline {
+            if let line = received.dropFirst(after).first(where: predicate) { return line }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestNamespaceError(message: "no matching line; received: \(received)")
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+// `@unchecked`: `process` and `reader` are set once in `init`; lines are behind a Mutex.
+extension ReachStream: @unchecked Sendable {}
