@@ -17,7 +17,9 @@ public enum ClassificationTables {
         "macvlan": .virtual, "macvtap": .virtual, "ipvlan": .virtual, "ipvtap": .virtual, "vxlan": .virtual,
         "geneve": .virtual, "dummy": .virtual, "vrf": .virtual, "ifb": .virtual, "nlmon": .virtual,
         "netkit": .virtual, "bareudp": .virtual, "macsec": .virtual, "hsr": .virtual, "batadv": .virtual,
-        "veth_pair": .virtual, "vcan": .other, "vxcan": .other,
+        "vcan": .other, "vxcan": .other,
+        // PPP: dial-up modems; PPPoE also uses it, which only a rule can tell apart today.
+        "ppp": .cellular,
     ]
 
     /// Kinds stacked on one lower device (`IFLA_LINK`): they carry that device's traffic.
@@ -40,6 +42,7 @@ public enum ClassificationTables {
         32: (.wired, "ARPHRD_INFINIBAND"),
         280: (.other, "ARPHRD_CAN"),
         804: (.other, "ARPHRD_IEEE802154"),
+        825: (.other, "ARPHRD_6LOWPAN"),
     ]
 
     /// Names of `ARPHRD_*` values that do not decide, for evidence.

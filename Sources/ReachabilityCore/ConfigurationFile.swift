@@ -18,7 +18,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public init(parsing text: String, name: String) throws(ConfigurationFileError) {
         var rules: [OverrideRule] = []
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // `\r\n` is one Character in Swift: split on any newline, not on "\n".
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
             var line = Substring(rawLine)
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }

@@ -30,7 +30,7 @@ public struct OverrideRule: Sendable, Hashable, CustomStringConvertible {
         }
         var type: InterfaceType?
         var expensive: Bool?
-        let tokens = valueText.split(separator: ",").map { String($0).trimmingSpaces }
+        let tokens = valueText.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
         guard !tokens.isEmpty, !tokens.contains(where: \.isEmpty) else {
             throw OverrideRuleError(text: text, reason: "expected a type and/or expensive|inexpensive after '='")
         }
