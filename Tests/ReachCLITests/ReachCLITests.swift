@@ -1,4 +1,5 @@
 import Foundation
+import ReachabilityCore
 import ReachabilityTestKit
 import Testing
 
@@ -149,5 +150,46 @@ struct ReachKernelTests {
         #expect(object["status"] as? String == "cellular")
         #expect(object["expensive"] as? Bool == true)
         #expect((object["time"] as? String)?.hasSuffix("Z") == true)
+    }
+}
+
+@Suite("reach interfaces --offline")
+struct ReachOfflineTests {
+    /// A laptop: Intel Wi-Fi, a Quectel modem in raw-IP mode, an iPhone tethering over USB,
+    /// a docker bridge and WireGuard.
+    static func laptop() throws -> SysfsFixture {
+        let fixture = try SysfsFixture()
+        try fixture.add([
+            .loopback(), .intelWiFi(index: 2), .qmiWWAN(index: 3), .ipheth(index: 4),
+            .bridge(name: "docker0", index: 5), .wireguard(index: 6),
+        ])
+        return fixture
+    }
+
+    @Test func classifiesFromSysfsAloneAsJSON() throws {
+        let fixture = try Self.laptop()
+        defer { fixture.remove() }
+        let result = try reach(["interfaces", "--offline", "--sysfs-root", fixture.root, "--json"])
+        #expect(result.status == 0)
+        let interfaces = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let summary = interfaces.map { "\($0["name"]!) \($0["type"]!) \($0["expensive"] as! Bool)" }
+        #expect(summary == [
+            "lo loopback false", "wlp0s20f3 wifi false", "wwan0 cellular true", "enp0s20f0u1c4i2 wired true",
+            "docker0 virtual false", "wg0 tunnel false",
+        ])
+        for interface in interfaces {
+            #expect(Set(interface.keys) == ["name", "index", "type", "expensive", "up", "running", "evidence"])
+        }
+        let wifi = try #require(interfaces.first { $0["name"] as? String == "wlp0s20f3" })
+        #expect((wifi["evidence"] as? [String])?.contains("DEVTYPE=wlan -> wifi [decided]") == true)
+    }
+
+    @Test func overridesApplyOffline() throws {
+        let fixture = try Self.laptop()
+        defer { fixture.remove() }
+        let result = try reach(["interfaces", "--offline", "--sysfs-root", fixture.root, "--override", "wwan*=inexpensive"])
+        #expect(result.status == 0)
+        let row = result.stdout.split(separator: "\n").first { $0.contains("wwan0") }
+        #expect(row?.contains("cellular  no") == true)
     }
 }
