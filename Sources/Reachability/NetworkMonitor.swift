@@ -109,8 +109,9 @@ public final class NetworkMonitor: Sendable {
         let initialDelivered = Mutex(false)
         do {
             let evaluator = self.evaluator
+            let cache = CacheBox()
             run.subscription = try source.start { [weak self] snapshot in
-                let path = evaluator.evaluate(snapshot)
+                let path = cache.value.withLock { evaluator.evaluate(snapshot, cache: &$0) }
                 // The first path is the current state: never delayed.
                 let isFirst = initialDelivered.withLock { delivered in
                     defer { delivered = true }
@@ -155,6 +156,12 @@ public final class NetworkMonitor: Sendable {
         }
         for continuation in targets { continuation.yield(path) }
     }
+}
+
+/// Classifications kept between snapshots of one run (the source calls from one thread; the
+/// lock only satisfies `Sendable`).
+private final class CacheBox: Sendable {
+    let value = Mutex(ClassificationCache())
 }
 
 /// The paths a ``NetworkMonitor`` publishes: the current one, then each change.

@@ -49,8 +49,21 @@ public struct Classifier: Sendable {
     /// Classifies a set of interfaces, then lets stacked devices (VLAN, macvlan) take their lower
     /// device's transport and bridges or bonds take their ports' transport, unless overridden.
     public func classify(all interfaces: [InterfaceFacts]) -> [Int32: Classification] {
+        classify(all: interfaces, using: classify)
+    }
+
+    /// ``classify(all:)`` with each interface's own classification supplied by `single`
+    /// (a cache: see ``ClassificationCache``).
+    public func classify(all interfaces: [InterfaceFacts], using single: (InterfaceFacts) -> Classification) -> [Int32: Classification] {
         var byIndex: [Int32: Classification] = [:]
-        for facts in interfaces { byIndex[facts.index] = classify(facts) }
+        byIndex.reserveCapacity(interfaces.count)
+        var hasStackable = false
+        for facts in interfaces {
+            let own = single(facts)
+            byIndex[facts.index] = own
+            if own.type == .virtual { hasStackable = true }
+        }
+        guard hasStackable else { return byIndex }
         let factsByIndex = Dictionary(interfaces.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
         var portsByMaster: [Int32: [Int32]] = [:]
         for facts in interfaces { if let master = facts.masterIndex { portsByMaster[master, default: []].append(facts.index) } }

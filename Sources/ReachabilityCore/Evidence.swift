@@ -34,13 +34,18 @@ public struct Classification: Sendable, Hashable {
     public var isExpensive: Bool
     /// `isExpensive` was set by a user rule rather than derived from the type.
     public var expensiveIsOverridden: Bool
-    public var evidence: [Evidence]
+    public var evidence: [Evidence] {
+        didSet { evidenceText = evidence.map(\.description) }
+    }
+    /// The evidence as published, formatted once rather than on every evaluation.
+    public private(set) var evidenceText: [String]
 
     public init(type: InterfaceType, isExpensive: Bool, expensiveIsOverridden: Bool = false, evidence: [Evidence]) {
         self.type = type
         self.isExpensive = isExpensive
         self.expensiveIsOverridden = expensiveIsOverridden
         self.evidence = evidence
+        self.evidenceText = evidence.map(\.description)
     }
 
     /// The signal that decided the type.

@@ -25,6 +25,11 @@ public struct PathEvaluator: Sendable {
         return evaluate(snapshot, classifications: classifications)
     }
 
+    /// Evaluates reusing the classifications of interfaces whose facts did not change.
+    public func evaluate(_ snapshot: NetworkSnapshot, cache: inout ClassificationCache) -> NetworkPath {
+        evaluate(snapshot, classifications: cache.classify(all: snapshot.interfaces, with: classifier))
+    }
+
     /// Evaluates with classifications computed beforehand (the monitor caches them).
     public func evaluate(_ snapshot: NetworkSnapshot, classifications: [Int32: Classification]) -> NetworkPath {
         let facts = Dictionary(snapshot.interfaces.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
@@ -112,7 +117,7 @@ public struct PathEvaluator: Sendable {
             return Interface(
                 name: facts.name, index: facts.index, type: classification.type, isExpensive: classification.isExpensive,
                 isUp: facts.flags?.contains(.up) ?? false, isRunning: facts.flags?.canCarryTraffic ?? false,
-                addresses: ordered.map(\.cidr), evidence: classification.evidence.map(\.description))
+                addresses: ordered.map(\.cidr), evidence: classification.evidenceText)
         }
     }
 }

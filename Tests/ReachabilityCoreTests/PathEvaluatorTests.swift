@@ -160,6 +160,31 @@ struct PathEvaluatorTests {
         #expect(path.interfaces.map(\.index) == row.snapshot.interfaces.map(\.index).sorted())
     }
 
+    @Test(arguments: evaluatorCases)
+    func aCachedEvaluationEqualsAFreshOne(_ row: EvaluatorCase) throws {
+        let evaluator = PathEvaluator(classifier: Classifier(overrides: try row.overrides.map { try OverrideRule(parsing: $0) }))
+        var cache = ClassificationCache()
+        let first = evaluator.evaluate(row.snapshot, cache: &cache)
+        let second = evaluator.evaluate(row.snapshot, cache: &cache)
+        #expect(first == evaluator.evaluate(row.snapshot))
+        #expect(second == first)
+        #expect(cache.count == Set(row.snapshot.interfaces).count)
+    }
+
+    @Test func theCacheForgetsInterfacesWhoseFactsChanged() {
+        let evaluator = PathEvaluator()
+        var cache = ClassificationCache()
+        var snapshot = NetworkSnapshot(interfaces: [Link.wifi(), Link.wired()], addresses: [v4(2)], defaultRoutes: [route4(2)])
+        _ = evaluator.evaluate(snapshot, cache: &cache)
+        // Same index and name, but sysfs now shows no device behind it: a stale cache entry
+        // would keep saying Wi-Fi.
+        snapshot.interfaces[0] = Link.make("wlan0", 2, kind: nil)
+        let path = evaluator.evaluate(snapshot, cache: &cache)
+        #expect(path.interface(named: "wlan0")?.type == .virtual)
+        #expect(path.interface(named: "wlan0")?.evidence.first { $0.hasSuffix("[decided]") } == "device=none -> virtual (software interface) [decided]")
+        #expect(cache.count == 2)
+    }
+
     @Test func publishedInterfacesCarryAddressesStateAndEvidence() throws {
         let snapshot = NetworkSnapshot(
             interfaces: [Link.wifi(), Link.wired(flags: [.up])], addresses: [v6(2), v4(2), v6(2, "fe80::1", scope: .link)],
