@@ -24,9 +24,11 @@ public struct Classifier: Sendable {
             evidence[decisive!].isDecisive = true
         }
 
-        let typeRule = overrides.first { $0.type != nil && $0.pattern.matches(facts.name) }
+        let typeRule = overrides.first { $0.type != nil && $0.matches(facts) }
         if let typeRule, let overriddenType = typeRule.type {
             evidence[decisive!].isDecisive = false
+            let overridden = "overridden by \(typeRule)"
+            evidence[decisive!].note = evidence[decisive!].note.map { "\($0); \(overridden)" } ?? overridden
             evidence.insert(
                 Evidence(signal: "override", value: "\(typeRule) (\(typeRule.origin))", suggests: overriddenType, isDecisive: true),
                 at: 0)
@@ -38,7 +40,11 @@ public struct Classifier: Sendable {
             expensive = true
             evidence.append(Evidence(signal: "cost", value: "driver \(driver)", note: "a phone tethering its mobile data: expensive"))
         }
-        let costRule = overrides.first { $0.isExpensive != nil && $0.pattern.matches(facts.name) }
+        if let hints = facts.dhcpHints, hints.androidMetered {
+            expensive = true
+            evidence.append(Evidence(signal: "dhcp", value: "ANDROID_METERED", note: "lease \(hints.leaseFile): a phone's hotspot, metered"))
+        }
+        let costRule = overrides.first { $0.isExpensive != nil && $0.matches(facts) }
         if let costRule, let overriddenCost = costRule.isExpensive {
             expensive = overriddenCost
             evidence.append(Evidence(signal: "override", value: "\(costRule) (\(costRule.origin))", note: overriddenCost ? "expensive" : "inexpensive"))

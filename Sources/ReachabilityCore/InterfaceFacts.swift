@@ -17,11 +17,13 @@ public struct InterfaceFacts: Sendable, Hashable {
     public var parentIndex: Int32?
     public var macAddress: String?
     public var sysfs: SysfsFacts?
+    /// Hints from the interface's DHCP client lease, when one was found.
+    public var dhcpHints: DHCPHints?
 
     public init(
         name: String, index: Int32, flags: LinkFlags? = nil, operationalState: OperationalState? = nil,
         hardwareType: UInt16? = nil, kind: String? = nil, masterIndex: Int32? = nil, parentIndex: Int32? = nil,
-        macAddress: String? = nil, sysfs: SysfsFacts? = nil
+        macAddress: String? = nil, sysfs: SysfsFacts? = nil, dhcpHints: DHCPHints? = nil
     ) {
         self.name = name
         self.index = index
@@ -33,6 +35,20 @@ public struct InterfaceFacts: Sendable, Hashable {
         self.parentIndex = parentIndex
         self.macAddress = macAddress
         self.sysfs = sysfs
+        self.dhcpHints = dhcpHints
+    }
+}
+
+/// What the DHCP server told about the network, as found in the client's lease file.
+public struct DHCPHints: Sendable, Hashable {
+    /// Option 43 carried `ANDROID_METERED`: an Android phone's hotspot, metered.
+    public var androidMetered: Bool
+    /// The lease file the hint was read from, for evidence.
+    public var leaseFile: String
+
+    public init(androidMetered: Bool, leaseFile: String) {
+        self.androidMetered = androidMetered
+        self.leaseFile = leaseFile
     }
 }
 

@@ -21,10 +21,13 @@ public struct NetworkPath: Sendable, Hashable, Codable {
     public var underlay: InterfaceReference?
     /// Every interface, ordered by index, with the evidence behind its type.
     public var interfaces: [Interface]
+    /// Which network the path leads into: changes on a move between networks of the same type.
+    public var identity: PathIdentity
 
     public init(
         status: Status, isExpensive: Bool = false, ipv4: Bool = false, ipv6: Bool = false,
-        primary: InterfaceReference? = nil, underlay: InterfaceReference? = nil, interfaces: [Interface] = []
+        primary: InterfaceReference? = nil, underlay: InterfaceReference? = nil, interfaces: [Interface] = [],
+        identity: PathIdentity = .none
     ) {
         self.status = status
         self.isExpensive = isExpensive
@@ -33,6 +36,7 @@ public struct NetworkPath: Sendable, Hashable, Codable {
         self.primary = primary
         self.underlay = underlay
         self.interfaces = interfaces
+        self.identity = identity
     }
 
     /// A path that reaches nothing.
@@ -44,7 +48,19 @@ public struct NetworkPath: Sendable, Hashable, Codable {
     public func interface(named name: String) -> Interface? { interfaces.first { $0.name == name } }
 
     enum CodingKeys: String, CodingKey {
-        case status, isExpensive = "expensive", ipv4, ipv6, primary, underlay, interfaces
+        case status, isExpensive = "expensive", ipv4, ipv6, primary, underlay, interfaces, identity
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        status = try container.decode(Status.self, forKey: .status)
+        isExpensive = try container.decode(Bool.self, forKey: .isExpensive)
+        ipv4 = try container.decode(Bool.self, forKey: .ipv4)
+        ipv6 = try container.decode(Bool.self, forKey: .ipv6)
+        primary = try container.decodeIfPresent(InterfaceReference.self, forKey: .primary)
+        underlay = try container.decodeIfPresent(InterfaceReference.self, forKey: .underlay)
+        interfaces = try container.decode([Interface].self, forKey: .interfaces)
+        identity = try container.decodeIfPresent(PathIdentity.self, forKey: .identity) ?? .none
     }
 
     // Explicit so that `null` is written for a missing primary or underlay (the contract).
@@ -57,6 +73,7 @@ public struct NetworkPath: Sendable, Hashable, Codable {
         try container.encode(primary, forKey: .primary)
         try container.encode(underlay, forKey: .underlay)
         try container.encode(interfaces, forKey: .interfaces)
+        try container.encode(identity, forKey: .identity)
     }
 }
 

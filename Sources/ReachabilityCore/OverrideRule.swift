@@ -1,23 +1,34 @@
 /// A user rule that sets an interface's type, its cost, or both, beating every kernel signal.
 ///
-/// Written `PATTERN=TYPE[,expensive|,inexpensive]` on the command line (`--override`) and in
-/// configuration files, where PATTERN is a shell glob over interface names: `wlan*=wifi`,
-/// `usb0=cellular,inexpensive`, `enx*=expensive`.
+/// Written `SELECTOR=TYPE[,expensive|,inexpensive]` on the command line (`--override`) and in
+/// configuration files. SELECTOR is a shell glob over interface names or a prefixed selector
+/// (see ``RuleSelector``): `wlan*=wifi`, `usb0=cellular,inexpensive`, `driver:cdc_ether=cellular`,
+/// `usb:12d1:14db=cellular`, `mac:02:00:00:00:00:01=expensive`, `dhcp:android-metered=inexpensive`.
 public struct OverrideRule: Sendable, Hashable, CustomStringConvertible {
-    public var pattern: Glob
+    public var selector: RuleSelector
     public var type: InterfaceType?
     public var isExpensive: Bool?
     /// Where the rule was written, for evidence: `--override` or `FILE:LINE`.
     public var origin: String
 
-    public init(pattern: Glob, type: InterfaceType?, isExpensive: Bool?, origin: String) {
-        self.pattern = pattern
+    public init(selector: RuleSelector, type: InterfaceType?, isExpensive: Bool?, origin: String) {
+        self.selector = selector
         self.type = type
         self.isExpensive = isExpensive
         self.origin = origin
     }
 
-    /// Parses `PATTERN=TYPE[,expensive|,inexpensive]`.
+    /// A rule on interface names.
+    public init(pattern: Glob, type: InterfaceType?, isExpensive: Bool?, origin: String) {
+        self.init(selector: .name(pattern), type: type, isExpensive: isExpensive, origin: origin)
+    }
+
+    /// The name glob of a rule on interface names.
+    public var pattern: Glob? { selector.nameGlob }
+
+    public func matches(_ facts: InterfaceFacts) -> Bool { selector.matches(facts) }
+
+    /// Parses `SELECTOR=TYPE[,expensive|,inexpensive]`.
     public init(parsing text: String, origin: String = "--override") throws(OverrideRuleError) {
         guard let equals = text.firstIndex(of: "=") else {
             throw OverrideRuleError(text: text, reason: "expected PATTERN=TYPE[,expensive|,inexpensive]")
@@ -25,8 +36,10 @@ public struct OverrideRule: Sendable, Hashable, CustomStringConvertible {
         let patternText = text[..<equals].trimmingSpaces
         let valueText = text[text.index(after: equals)...].trimmingSpaces
         guard !patternText.isEmpty else { throw OverrideRuleError(text: text, reason: "empty interface pattern") }
-        guard let glob = Glob(patternText) else {
-            throw OverrideRuleError(text: text, reason: "unclosed '[' in pattern '\(patternText)'")
+        let selector: RuleSelector
+        switch RuleSelector.parse(patternText) {
+        case .success(let parsed): selector = parsed
+        case .failure(let error): throw OverrideRuleError(text: text, reason: error.reason)
         }
         var type: InterfaceType?
         var expensive: Bool?
@@ -51,14 +64,14 @@ public struct OverrideRule: Sendable, Hashable, CustomStringConvertible {
                 type = parsed
             }
         }
-        self.init(pattern: glob, type: type, isExpensive: expensive, origin: origin)
+        self.init(selector: selector, type: type, isExpensive: expensive, origin: origin)
     }
 
     public var description: String {
         var parts: [String] = []
         if let type { parts.append(type.rawValue) }
         if let isExpensive { parts.append(isExpensive ? "expensive" : "inexpensive") }
-        return "\(pattern)=\(parts.joined(separator: ","))"
+        return "\(selector)=\(parts.joined(separator: ","))"
     }
 }
 

@@ -9,10 +9,11 @@
 /// - The family is reachable when its egress has a global, non-tentative address of the family.
 ///
 /// The primary interface is the IPv4 egress when IPv4 is reachable, else the IPv6 egress. When it
-/// is a tunnel, the underlay is the tunnel's lower device if it has a usable one, else the best
-/// usable non-tunnel default route; the status is the underlay's type and the cost is the
-/// underlay's, unless a user rule set the tunnel's cost. The path is expensive when any reachable
-/// family leaves through an expensive interface.
+/// is a tunnel, the underlay is, in order: the tunnel's lower device if usable; the egress of
+/// the lookup repeated with a firewall mark that policy rules test (where a VPN sends its own
+/// traffic); the best usable non-tunnel default route. The status is then the underlay's type,
+/// and the cost is the underlay's unless a user rule set the tunnel's cost. The path is
+/// expensive when any reachable family leaves through an expensive interface.
 public struct PathEvaluator: Sendable {
     public var classifier: Classifier
 
@@ -21,8 +22,7 @@ public struct PathEvaluator: Sendable {
     }
 
     public func evaluate(_ snapshot: NetworkSnapshot) -> NetworkPath {
-        let classifications = classifier.classify(all: snapshot.interfaces)
-        return evaluate(snapshot, classifications: classifications)
+        evaluate(snapshot, classifications: classifier.classify(all: snapshot.interfaces))
     }
 
     /// Evaluates reusing the classifications of interfaces whose facts did not change.
@@ -30,81 +30,67 @@ public struct PathEvaluator: Sendable {
         evaluate(snapshot, classifications: cache.classify(all: snapshot.interfaces, with: classifier))
     }
 
-    /// Evaluates with classifications computed beforehand (the monitor caches them).
+    /// Evaluates with classifications computed beforehand.
     public func evaluate(_ snapshot: NetworkSnapshot, classifications: [Int32: Classification]) -> NetworkPath {
-        let facts = Dictionary(snapshot.interfaces.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
-        var addresses: [Int32: [InterfaceAddress]] = [:]
-        for address in snapshot.addresses { addresses[address.interfaceIndex, default: []].append(address) }
+        let view = SnapshotView(snapshot, classifications)
+        let interfaces = publishedInterfaces(snapshot.interfaces, classifications, view.addresses)
 
-        func type(_ index: Int32) -> InterfaceType { classifications[index]?.type ?? .other }
-        func usable(_ index: Int32) -> Bool {
-            guard let link = facts[index], let flags = link.flags else { return false }
-            return flags.canCarryTraffic && !flags.contains(.loopback) && link.masterIndex == nil && type(index) != .loopback
-        }
-        func bestDefaultRoute(_ family: AddressFamily?, where accept: (Int32) -> Bool) -> DefaultRoute? {
-            snapshot.defaultRoutes
-                .filter { (family == nil || $0.family == family) && usable($0.interfaceIndex) && accept($0.interfaceIndex) }
-                .min { ($0.metric, $0.table == 254 ? 0 : 1, $0.interfaceIndex) < ($1.metric, $1.table == 254 ? 0 : 1, $1.interfaceIndex) }
-        }
-        func egress(_ family: AddressFamily) -> Int32? {
-            if let lookup = snapshot.lookups.first(where: { $0.family == family }), usable(lookup.interfaceIndex) {
-                return lookup.interfaceIndex
-            }
-            return bestDefaultRoute(family, where: { _ in true })?.interfaceIndex
-        }
-        func reachable(_ family: AddressFamily, through index: Int32?) -> Bool {
-            guard let index else { return false }
-            return addresses[index, default: []].contains { $0.family == family && $0.isUsableForInternet }
-        }
-
-        let egress4 = egress(.ipv4)
-        let egress6 = egress(.ipv6)
-        let ipv4 = reachable(.ipv4, through: egress4)
-        let ipv6 = reachable(.ipv6, through: egress6)
-        let primaryIndex = ipv4 ? egress4 : (ipv6 ? egress6 : nil)
-        let interfaces = publishedInterfaces(snapshot.interfaces, classifications, addresses)
-
-        guard let primaryIndex, let primaryFacts = facts[primaryIndex] else {
+        let egress4 = view.egress(.ipv4)
+        let egress6 = view.egress(.ipv6)
+        let ipv4 = view.reachable(.ipv4, through: egress4?.index)
+        let ipv6 = view.reachable(.ipv6, through: egress6?.index)
+        let primaryFamily: AddressFamily? = ipv4 ? .ipv4 : (ipv6 ? .ipv6 : nil)
+        guard let primaryFamily, let primary = primaryFamily == .ipv4 ? egress4 : egress6, let primaryFacts = view.facts[primary.index] else {
             return NetworkPath(status: .unreachable, interfaces: interfaces)
         }
-        let primaryType = type(primaryIndex)
-        var underlayIndex: Int32?
-        if primaryType == .tunnel {
-            let notOverlay: (Int32) -> Bool = { type($0) != .tunnel }
-            if let parent = primaryFacts.parentIndex, parent != primaryIndex, usable(parent), notOverlay(parent) {
-                underlayIndex = parent
-            } else {
-                let family: AddressFamily = ipv4 ? .ipv4 : .ipv6
-                underlayIndex = (bestDefaultRoute(family, where: notOverlay) ?? bestDefaultRoute(nil, where: notOverlay))?.interfaceIndex
-            }
+        let underlay = view.underlay(of: primary.index, family: primaryFamily, marked: snapshot.markedLookups)
+
+        var expensive = view.cost(primary.index, underlay: underlay)
+        for (family, egress) in [(AddressFamily.ipv4, egress4), (.ipv6, egress6)] {
+            guard let egress, egress.index != primary.index, view.reachable(family, through: egress.index) else { continue }
+            let otherUnderlay = view.type(egress.index) == .tunnel ? view.underlay(of: egress.index, family: family, marked: snapshot.markedLookups) : nil
+            expensive = expensive || view.cost(egress.index, underlay: otherUnderlay)
         }
 
-        func cost(_ index: Int32) -> Bool {
-            let own = classifications[index]
-            if type(index) == .tunnel, own?.expensiveIsOverridden != true {
-                let under = index == primaryIndex ? underlayIndex : nil
-                return under.map { classifications[$0]?.isExpensive ?? false } ?? (own?.isExpensive ?? false)
-            }
-            return own?.isExpensive ?? false
+        let gateways = [(ipv4, egress4), (ipv6, egress6)].compactMap { reachable, egress in reachable ? egress?.gateway : nil }
+        let prefixes = view.addresses[primary.index, default: []].filter(\.isUsableForInternet).compactMap {
+            IPPrefix.network(of: $0.address, prefixLength: $0.prefixLength, family: $0.family)
         }
-        var expensive = cost(primaryIndex)
-        for (family, index) in [(AddressFamily.ipv4, egress4), (.ipv6, egress6)] {
-            if let index, reachable(family, through: index), index != primaryIndex { expensive = expensive || cost(index) }
-        }
-
-        let transport = underlayIndex.map(type) ?? primaryType
-        let status: NetworkPath.Status =
-            switch transport {
-            case .wifi: .wifi
-            case .cellular: .cellular
-            case .wired: .wired
-            default: .other
-            }
+        let identity = PathIdentity(
+            interface: primaryFacts.name, index: primary.index, gateways: gateways, prefixes: prefixes,
+            underlay: underlay.flatMap { view.facts[$0]?.name })
         return NetworkPath(
-            status: status, isExpensive: expensive, ipv4: ipv4, ipv6: ipv6,
-            primary: InterfaceReference(name: primaryFacts.name, type: primaryType),
-            underlay: underlayIndex.flatMap { index in facts[index].map { InterfaceReference(name: $0.name, type: type(index)) } },
-            interfaces: interfaces)
+            status: Self.status(underlay.map(view.type) ?? view.type(primary.index)), isExpensive: expensive, ipv4: ipv4, ipv6: ipv6,
+            primary: InterfaceReference(name: primaryFacts.name, type: view.type(primary.index)),
+            underlay: underlay.flatMap(view.reference), interfaces: interfaces, identity: identity)
+    }
+
+    /// Where traffic to each looked-up destination would go, with its transport and cost.
+    /// `lookups` are kernel answers for the destinations; `marked` the same lookups repeated with
+    /// the firewall marks that policy rules test.
+    public func routes(for lookups: [RouteLookup], marked: [RouteLookup] = [], in snapshot: NetworkSnapshot) -> [DestinationRoute] {
+        let view = SnapshotView(snapshot, classifier.classify(all: snapshot.interfaces))
+        return lookups.compactMap { lookup in
+            guard let reference = view.reference(lookup.interfaceIndex) else { return nil }
+            let sameDestination = marked.filter { $0.destination == lookup.destination }
+            let underlay = view.type(lookup.interfaceIndex) == .tunnel
+                ? view.underlay(of: lookup.interfaceIndex, family: lookup.family, marked: sameDestination) : nil
+            return DestinationRoute(
+                destination: lookup.destination ?? "", family: lookup.family, interface: reference,
+                underlay: underlay.flatMap(view.reference), gateway: lookup.gateway,
+                status: Self.status(underlay.map(view.type) ?? reference.type),
+                isExpensive: view.cost(lookup.interfaceIndex, underlay: underlay),
+                isUsable: view.usable(lookup.interfaceIndex) && view.reachable(lookup.family, through: lookup.interfaceIndex))
+        }
+    }
+
+    static func status(_ transport: InterfaceType) -> NetworkPath.Status {
+        switch transport {
+        case .wifi: .wifi
+        case .cellular: .cellular
+        case .wired: .wired
+        default: .other
+        }
     }
 
     private func publishedInterfaces(
@@ -119,5 +105,74 @@ public struct PathEvaluator: Sendable {
                 isUp: facts.flags?.contains(.up) ?? false, isRunning: facts.flags?.canCarryTraffic ?? false,
                 addresses: ordered.map(\.cidr), evidence: classification.evidenceText)
         }
+    }
+}
+
+/// A snapshot indexed for evaluation.
+private struct SnapshotView {
+    struct Egress {
+        var index: Int32
+        var gateway: String?
+    }
+
+    let snapshot: NetworkSnapshot
+    let classifications: [Int32: Classification]
+    let facts: [Int32: InterfaceFacts]
+    let addresses: [Int32: [InterfaceAddress]]
+
+    init(_ snapshot: NetworkSnapshot, _ classifications: [Int32: Classification]) {
+        self.snapshot = snapshot
+        self.classifications = classifications
+        facts = Dictionary(snapshot.interfaces.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
+        var byIndex: [Int32: [InterfaceAddress]] = [:]
+        for address in snapshot.addresses { byIndex[address.interfaceIndex, default: []].append(address) }
+        addresses = byIndex
+    }
+
+    func type(_ index: Int32) -> InterfaceType { classifications[index]?.type ?? .other }
+
+    func reference(_ index: Int32) -> InterfaceReference? {
+        facts[index].map { InterfaceReference(name: $0.name, type: type(index)) }
+    }
+
+    func usable(_ index: Int32) -> Bool {
+        guard let link = facts[index], let flags = link.flags else { return false }
+        return flags.canCarryTraffic && !flags.contains(.loopback) && link.masterIndex == nil && type(index) != .loopback
+    }
+
+    func bestDefaultRoute(_ family: AddressFamily?, where accept: (Int32) -> Bool) -> DefaultRoute? {
+        snapshot.defaultRoutes
+            .filter { (family == nil || $0.family == family) && usable($0.interfaceIndex) && accept($0.interfaceIndex) }
+            .min { ($0.metric, $0.table == 254 ? 0 : 1, $0.interfaceIndex) < ($1.metric, $1.table == 254 ? 0 : 1, $1.interfaceIndex) }
+    }
+
+    func egress(_ family: AddressFamily) -> Egress? {
+        if let lookup = snapshot.lookups.first(where: { $0.family == family }), usable(lookup.interfaceIndex) {
+            return Egress(index: lookup.interfaceIndex, gateway: lookup.gateway)
+        }
+        return bestDefaultRoute(family, where: { _ in true }).map { Egress(index: $0.interfaceIndex, gateway: $0.gateway) }
+    }
+
+    func reachable(_ family: AddressFamily, through index: Int32?) -> Bool {
+        guard let index else { return false }
+        return addresses[index, default: []].contains { $0.family == family && $0.isUsableForInternet }
+    }
+
+    /// The physical interface carrying a tunnel's traffic.
+    func underlay(of tunnel: Int32, family: AddressFamily, marked: [RouteLookup]) -> Int32? {
+        guard type(tunnel) == .tunnel else { return nil }
+        let physical: (Int32) -> Bool = { $0 != tunnel && self.usable($0) && self.type($0) != .tunnel }
+        if let parent = facts[tunnel]?.parentIndex, physical(parent) { return parent }
+        if let lookup = marked.first(where: { $0.family == family && physical($0.interfaceIndex) }) { return lookup.interfaceIndex }
+        return (bestDefaultRoute(family, where: physical) ?? bestDefaultRoute(nil, where: physical))?.interfaceIndex
+    }
+
+    /// An interface's cost; a tunnel's is its underlay's unless a rule set it.
+    func cost(_ index: Int32, underlay: Int32?) -> Bool {
+        let own = classifications[index]
+        if type(index) == .tunnel, own?.expensiveIsOverridden != true, let underlay {
+            return classifications[underlay]?.isExpensive ?? false
+        }
+        return own?.isExpensive ?? false
     }
 }

@@ -23,12 +23,22 @@ public struct RouteLookup: Sendable, Hashable {
     public var gateway: String?
     public var preferredSource: String?
     public var table: UInt32?
+    /// The firewall mark the imagined packet carried (VPNs mark their own traffic so that it
+    /// bypasses the tunnel: a lookup with that mark finds the underlay).
+    public var mark: UInt32?
+    /// The destination asked about.
+    public var destination: String?
 
-    public init(family: AddressFamily, interfaceIndex: Int32, gateway: String? = nil, preferredSource: String? = nil, table: UInt32? = nil) {
+    public init(
+        family: AddressFamily, interfaceIndex: Int32, gateway: String? = nil, preferredSource: String? = nil, table: UInt32? = nil,
+        mark: UInt32? = nil, destination: String? = nil
+    ) {
         self.family = family
         self.interfaceIndex = interfaceIndex
         self.gateway = gateway
         self.preferredSource = preferredSource
         self.table = table
+        self.mark = mark
+        self.destination = destination
     }
 }

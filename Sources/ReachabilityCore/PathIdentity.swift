@@ -1,0 +1,25 @@
+/// Which network a path leads into, beyond its type: a move from one Wi-Fi to another keeps the
+/// status `wifi` but changes the identity. Consumers compare identities to notice such moves
+/// (a download may want to re-validate).
+public struct PathIdentity: Sendable, Hashable, Codable {
+    /// The primary interface's name and index (an index changes when a device is re-plugged).
+    public var interface: String?
+    public var index: Int32?
+    /// The next hops of the reachable families' egress routes, IPv4 first.
+    public var gateways: [String]
+    /// The network prefixes of the primary interface's global addresses, e.g. `192.168.1.0/24`.
+    public var prefixes: [String]
+    /// The physical interface under a tunnel.
+    public var underlay: String?
+
+    public init(interface: String? = nil, index: Int32? = nil, gateways: [String] = [], prefixes: [String] = [], underlay: String? = nil) {
+        self.interface = interface
+        self.index = index
+        self.gateways = gateways
+        self.prefixes = prefixes
+        self.underlay = underlay
+    }
+
+    /// No network.
+    public static let none = PathIdentity()
+}
