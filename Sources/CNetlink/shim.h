@@ -13,6 +13,8 @@
 #include <linux/rtnetlink.h>
 #include <linux/if_arp.h>
 #include <linux/if_addr.h>
+#include <linux/fib_rules.h>
+#include <netdb.h>
 
 #include <netlink/netlink.h>
 #include <netlink/errno.h>
@@ -60,6 +62,10 @@ static const int reach_rta_mark = RTA_MARK;
 static const int reach_rta_via = RTA_VIA;
 static const int reach_rtm_f_cloned = RTM_F_CLONED;
 static const int reach_sol_netlink = SOL_NETLINK;
+static const int reach_rtm_getrule = RTM_GETRULE;
+static const int reach_rtm_newrule = RTM_NEWRULE;
+static const int reach_fra_fwmark = FRA_FWMARK;
+static const int reach_fra_priority = FRA_PRIORITY;
 static const int reach_netlink_get_strict_chk = NETLINK_GET_STRICT_CHK;
 
 // Walks the next hops of an RTA_MULTIPATH attribute; returns the next one or NULL.

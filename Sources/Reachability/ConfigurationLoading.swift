@@ -4,6 +4,11 @@ public import ReachabilityCore
 extension ConfigurationFile {
     /// Reads and parses a configuration file.
     public static func load(path: String) throws(ConfigurationFileError) -> ConfigurationFile {
+        try ConfigurationFile(parsing: try readText(path: path), name: path)
+    }
+
+    /// Reads a configuration file's text (UTF-8).
+    public static func readText(path: String) throws(ConfigurationFileError) -> String {
         guard let file = fopen(path, "r") else {
             throw ConfigurationFileError(file: path, line: 0, text: "", reason: "cannot read: \(String(cString: strerror(errno)))")
         }
@@ -21,6 +26,6 @@ extension ConfigurationFile {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationFileError(file: path, line: 0, text: "", reason: "not UTF-8 text")
         }
-        return try ConfigurationFile(parsing: text, name: path)
+        return text
     }
 }

@@ -13,6 +13,10 @@ public struct KernelNetworkSource: NetworkStateSource {
         try NetlinkSnapshotReader.read(configuration)
     }
 
+    public func snapshot(towards destinations: [String]) throws -> NetworkSnapshot {
+        try NetlinkSnapshotReader.read(configuration, towards: destinations)
+    }
+
     public func start(_ handler: @escaping @Sendable (NetworkSnapshot) -> Void) throws -> any NetworkStateSubscription {
         WatcherSubscription(watcher: try NetlinkWatcher(configuration: configuration, onSnapshot: handler))
     }

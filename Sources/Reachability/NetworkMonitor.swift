@@ -1,5 +1,6 @@
 import AsyncAlgorithms
 public import ReachabilityCore
+import ReachabilityLinux
 import Synchronization
 
 /// Tells, live, whether and how this host is online.
@@ -61,6 +62,15 @@ public final class NetworkMonitor: Sendable {
     public func currentPath() throws -> NetworkPath {
         if let latest = state.withLock({ $0.run != nil ? $0.latest : nil }) { return latest }
         return evaluator.evaluate(try source.snapshot())
+    }
+
+    /// Which interface, transport and cost traffic to `host` (a name or an address) would use
+    /// now, one answer per address family it resolves to. Asks the kernel (policy routing
+    /// included); a tunnel egress comes with its underlay.
+    public func routes(to host: String) throws -> [DestinationRoute] {
+        let destinations = try HostResolver.addresses(of: host)
+        let snapshot = try source.snapshot(towards: destinations)
+        return evaluator.routes(for: snapshot.lookups, marked: snapshot.markedLookups, in: snapshot)
     }
 
     /// Classifies a snapshot with this monitor's rules (what ``paths`` publishes for it).

@@ -8,10 +8,29 @@ public protocol NetworkStateSource: Sendable {
     /// Reads the current state once.
     func snapshot() throws -> NetworkSnapshot
 
+    /// Reads the current state once, with its lookups (plain and marked) towards `destinations`
+    /// (addresses) instead of the probe addresses.
+    func snapshot(towards destinations: [String]) throws -> NetworkSnapshot
+
     /// Starts delivering snapshots to `handler`: the current state before this returns, then one
     /// snapshot per batch of changes, all from one thread, until the returned subscription is
     /// cancelled.
     func start(_ handler: @escaping @Sendable (NetworkSnapshot) -> Void) throws -> any NetworkStateSubscription
+}
+
+extension NetworkStateSource {
+    /// Sources that cannot look routes up answer with the probes' lookups, relabelled.
+    public func snapshot(towards destinations: [String]) throws -> NetworkSnapshot {
+        var snapshot = try snapshot()
+        snapshot.lookups = destinations.compactMap { destination in
+            let family: AddressFamily = destination.contains(":") ? .ipv6 : .ipv4
+            guard var lookup = snapshot.lookups.first(where: { $0.family == family }) else { return nil }
+            lookup.destination = destination
+            return lookup
+        }
+        snapshot.markedLookups = []
+        return snapshot
+    }
 }
 
 /// A running ``NetworkStateSource``; cancelling releases its thread and sockets.

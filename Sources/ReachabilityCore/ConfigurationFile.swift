@@ -14,6 +14,28 @@ public struct ConfigurationFile: Sendable, Hashable {
 
     public init(rules: [OverrideRule]) { self.rules = rules }
 
+    /// Every problem in a configuration file's text (empty when it is valid): for `reach config
+    /// check`, which reports them all rather than the first.
+    public static func problems(in text: String, name: String) -> [ConfigurationFileError] {
+        var problems: [ConfigurationFileError] = []
+        var remaining = text
+        var offset = 0
+        while true {
+            do {
+                _ = try ConfigurationFile(parsing: remaining, name: name)
+                return problems
+            } catch {
+                var problem = error
+                problem.line += offset
+                problems.append(problem)
+                // Continue after the bad line.
+                let lines = remaining.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+                offset += error.line
+                remaining = lines.dropFirst(error.line).joined(separator: "\n")
+            }
+        }
+    }
+
     /// Parses the text of a configuration file; `name` appears in errors and evidence.
     public init(parsing text: String, name: String) throws(ConfigurationFileError) {
         var rules: [OverrideRule] = []

@@ -18,18 +18,26 @@ enum LibnlObjects {
         let index = Int32(rtnl_link_get_ifindex(link))
         guard index > 0, let namePointer = rtnl_link_get_name(link) else { return nil }
         let master = Int32(rtnl_link_get_master(link))
-        let parent = Int32(rtnl_link_get_link(link))
+        let kind = rtnl_link_get_type(link).map { String(cString: $0) }
+        // IFLA_LINK is a lower device for VLANs and tunnels, but the peer for a veth, and an
+        // index in another namespace when IFLA_LINK_NETNSID is set: neither is a parent.
+        var peerNamespace: Int32 = 0
+        let otherNamespace = rtnl_link_get_link_netnsid(link, &peerNamespace) == 0
+        let parent = kind.map(peerKinds.contains) == true || otherNamespace ? 0 : Int32(rtnl_link_get_link(link))
         let mac = rtnl_link_get_addr(link).flatMap(macAddressText)
         return InterfaceFacts(
             name: String(cString: namePointer), index: index,
             flags: LinkFlags(rawValue: rtnl_link_get_flags(link)),
             operationalState: OperationalState(kernelValue: rtnl_link_get_operstate(link)),
             hardwareType: UInt16(truncatingIfNeeded: rtnl_link_get_arptype(link)),
-            kind: rtnl_link_get_type(link).map { String(cString: $0) },
+            kind: kind,
             masterIndex: master > 0 ? master : nil,
             parentIndex: parent > 0 && parent != index ? parent : nil,
             macAddress: mac)
     }
+
+    /// Kinds whose IFLA_LINK names a peer rather than a lower device.
+    private static let peerKinds: Set<String> = ["veth", "netkit", "vxcan"]
 
     static func macAddressText(_ address: OpaquePointer) -> String? {
         let length = Int(nl_addr_get_len(address))

@@ -12,6 +12,9 @@ final class LinkTable {
     private var addresses: [AddressKey: InterfaceAddress] = [:]
     var defaultRoutes: [DefaultRoute] = []
     var lookups: [RouteLookup] = []
+    var markedLookups: [RouteLookup] = []
+    /// Firewall marks tested by policy rules, refreshed with the default routes.
+    var ruleMarks: [UInt32] = []
     private var sysfsCache: [Int32: (name: String, facts: SysfsFacts?)] = [:]
     /// Indices whose per-family link objects libnl keeps after the link is gone.
     private(set) var deletedIndices: [Int32] = []
@@ -110,10 +113,19 @@ final class LinkTable {
         return deletedIndices
     }
 
+    /// Re-dumps default routes and rule marks (when `dump`) and re-runs the probe lookups.
+    func refreshRoutes(_ queries: RouteQueries, probes: RouteProbes, dump: Bool) throws(NetlinkError) {
+        if dump {
+            defaultRoutes = try queries.defaultRoutes()
+            ruleMarks = try queries.ruleMarks()
+        }
+        (lookups, markedLookups) = queries.lookups([probes.ipv4, probes.ipv6], marks: ruleMarks)
+    }
+
     func snapshot() -> NetworkSnapshot {
         NetworkSnapshot(
             interfaces: links.values.sorted { $0.index < $1.index },
             addresses: addresses.values.sorted { ($0.interfaceIndex, $0.address) < ($1.interfaceIndex, $1.address) },
-            defaultRoutes: defaultRoutes, lookups: lookups)
+            defaultRoutes: defaultRoutes, lookups: lookups, markedLookups: markedLookups)
     }
 }

@@ -18,7 +18,7 @@ public enum NetlinkSnapshotReader {
         return try outcome.get()
     }
 
-    private static func readHere(_ configuration: NetlinkConfiguration) throws(NetlinkError) -> NetworkSnapshot {
+    private static func readHere(_ configuration: NetlinkConfiguration, destinations: [String] = []) throws(NetlinkError) -> NetworkSnapshot {
         let socket = try NetlinkSocket()
         var linkCache: OpaquePointer?
         var result = rtnl_link_alloc_cache(socket.handle, AF_UNSPEC, &linkCache)
@@ -32,8 +32,26 @@ public enum NetlinkSnapshotReader {
         let table = LinkTable(sysfs: configuration.sysfs)
         table.rebuild(linkCache: linkCache, addressCache: addressCache)
         let queries = try RouteQueries()
-        table.defaultRoutes = try queries.defaultRoutes()
-        table.lookups = [configuration.probes.ipv4, configuration.probes.ipv6].compactMap { queries.lookup($0) }
-        return table.snapshot()
+        try table.refreshRoutes(queries, probes: configuration.probes, dump: true)
+        var snapshot = table.snapshot()
+        if !destinations.isEmpty {
+            (snapshot.lookups, snapshot.markedLookups) = queries.lookups(destinations, marks: table.ruleMarks)
+        }
+        return snapshot
+    }
+
+    /// The current state, with `lookups` and `markedLookups` towards `destinations` (addresses)
+    /// instead of the probes: for "which way would traffic to X go?".
+    public static func read(_ configuration: NetlinkConfiguration = NetlinkConfiguration(), towards destinations: [String]) throws(NetlinkError) -> NetworkSnapshot {
+        guard let namespace = configuration.namespace else { return try readHere(configuration, destinations: destinations) }
+        let outcome: Result<NetworkSnapshot, NetlinkError> = OwnerThread.run(name: "reach-snapshot") {
+            do throws(NamespaceError) {
+                try namespace.enterOnCurrentThread()
+            } catch {
+                return .failure(NetlinkError("enter namespace", errno: error.errno))
+            }
+            return Result { () throws(NetlinkError) in try readHere(configuration, destinations: destinations) }
+        }
+        return try outcome.get()
     }
 }

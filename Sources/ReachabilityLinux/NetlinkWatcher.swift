@@ -27,6 +27,8 @@ public final class NetlinkWatcher: Sendable {
         public var snapshots = 0
         /// The receive buffer the kernel granted, in bytes (it reports twice the request).
         public var receiveBufferBytes = 0
+        /// Route or rule dumps that failed (retried with the next batch).
+        public var failedDumps = 0
     }
 
     private let statisticsBox = StatisticsBox()
@@ -206,10 +208,10 @@ private final class WatchSession {
             if overflowed { resync() }
             let changes = table.takeChanges()
             let dump = routesNeedDump || changes.routes
-            let lookedUp = table.lookups
+            let lookedUp = (table.lookups, table.markedLookups)
             refreshRoutes(dump: dump)
             statistics.value.withLock { $0.batches += 1 }
-            if changes.changed || dump || table.lookups != lookedUp { publish() }
+            if changes.changed || dump || table.lookups != lookedUp.0 || table.markedLookups != lookedUp.1 { publish() }
             purgeDeletedFamilyObjects()
         }
     }
@@ -256,11 +258,13 @@ private final class WatchSession {
     }
 
     private func refreshRoutes(dump: Bool) {
-        if dump {
-            if let routes = try? queries.defaultRoutes() { table.defaultRoutes = routes }
-            routesNeedDump = false
+        do {
+            try table.refreshRoutes(queries, probes: configuration.probes, dump: dump)
+            if dump { routesNeedDump = false }
+        } catch {
+            // A failed dump keeps the previous routes and is retried with the next batch.
+            statistics.value.withLock { $0.failedDumps += 1 }
         }
-        table.lookups = [configuration.probes.ipv4, configuration.probes.ipv6].compactMap { queries.lookup($0) }
     }
 
     private func publish() {

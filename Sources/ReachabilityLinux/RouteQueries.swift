@@ -10,6 +10,7 @@ import ReachabilityCore
 final class RouteQueries {
     private let socket: NetlinkSocket
     private var collected: [RouteMessage] = []
+    private var collectedRules: [(priority: UInt32, mark: UInt32)] = []
 
     init() throws(NetlinkError) {
         socket = try NetlinkSocket(operation: "connect route query socket")
@@ -20,7 +21,11 @@ final class RouteQueries {
         socket.onValidMessage({ message, context in
             guard let message, let context, let header = nlmsg_hdr(message) else { return Int32(NL_OK.rawValue) }
             let queries = Unmanaged<RouteQueries>.fromOpaque(context).takeUnretainedValue()
-            if let route = RouteMessage(header) { queries.collected.append(route) }
+            if let route = RouteMessage(header) {
+                queries.collected.append(route)
+            } else if let rule = RouteQueries.ruleMark(header) {
+                queries.collectedRules.append(rule)
+            }
             return Int32(NL_OK.rawValue)
         }, target: self)
     }
@@ -41,13 +46,52 @@ final class RouteQueries {
         return routes
     }
 
-    private func dump(family: Int32) throws(NetlinkError) -> [RouteMessage] {
+    /// The firewall marks that policy rules of either family test, in rule priority order.
+    func ruleMarks() throws(NetlinkError) -> [UInt32] {
+        var rules: [(priority: UInt32, mark: UInt32)] = []
+        for family in [AF_INET, AF_INET6] {
+            _ = try dump(family: family, type: reach_rtm_getrule)
+            rules += collectedRules
+        }
+        var seen = Set<UInt32>()
+        return rules.sorted { $0.priority < $1.priority }.map(\.mark).filter { seen.insert($0).inserted }
+    }
+
+    /// The mark of an `RTM_NEWRULE` message that tests one (`fwmark X` or `not fwmark X`).
+    private static func ruleMark(_ header: UnsafeMutablePointer<nlmsghdr>) -> (UInt32, UInt32)? {
+        guard Int32(header.pointee.nlmsg_type) == reach_rtm_newrule else { return nil }
+        let headerLength = RouteMessage.align(MemoryLayout<nlmsghdr>.size)
+        let bodyLength = RouteMessage.align(MemoryLayout<fib_rule_hdr>.size)
+        guard Int(header.pointee.nlmsg_len) >= headerLength + bodyLength else { return nil }
+        var remaining = Int32(Int(header.pointee.nlmsg_len) - headerLength - bodyLength)
+        var attribute: UnsafeMutablePointer<rtattr>? = (UnsafeMutableRawPointer(header) + headerLength + bodyLength).assumingMemoryBound(to: rtattr.self)
+        if reach_rta_ok(attribute, remaining) == 0 { attribute = nil }
+        var mark: UInt32?
+        var priority: UInt32 = 0
+        while let current = attribute {
+            let payload = reach_rta_payload(current)
+            if payload >= 4 {
+                let value = reach_rta_data(current)!.load(as: UInt32.self)
+                switch Int32(current.pointee.rta_type) {
+                case reach_fra_fwmark: mark = value
+                case reach_fra_priority: priority = value
+                default: break
+                }
+            }
+            attribute = reach_rta_next(current, &remaining)
+        }
+        guard let mark, mark != 0 else { return nil }
+        return (priority, mark)
+    }
+
+    private func dump(family: Int32, type: Int32 = reach_rtm_getroute) throws(NetlinkError) -> [RouteMessage] {
         // A dump interrupted by a concurrent change (NLE_DUMP_INTR) is inconsistent: retry it.
         for _ in 0..<5 {
             collected.removeAll(keepingCapacity: true)
+            collectedRules.removeAll(keepingCapacity: true)
             var request = rtmsg()
             request.rtm_family = UInt8(family)
-            let sent = nl_send_simple(socket.handle, reach_rtm_getroute, NLM_F_DUMP, &request, MemoryLayout<rtmsg>.size)
+            let sent = nl_send_simple(socket.handle, type, NLM_F_DUMP, &request, MemoryLayout<rtmsg>.size)
             guard sent >= 0 else { throw NetlinkError("dump routes", libnl: sent) }
             let received = nl_recvmsgs_default(socket.handle)
             if received == -NLE_DUMP_INTR { continue }
@@ -76,7 +120,14 @@ final class RouteQueries {
         else { return nil }
         return RouteLookup(
             family: addressFamily, interfaceIndex: hop.interfaceIndex, gateway: hop.gateway,
-            preferredSource: route.preferredSource, table: route.table)
+            preferredSource: route.preferredSource, table: route.table, mark: mark, destination: destination)
+    }
+
+    /// Lookups towards `destinations`, then the same with every mark in `marks`.
+    func lookups(_ destinations: [String], marks: [UInt32]) -> (plain: [RouteLookup], marked: [RouteLookup]) {
+        let plain = destinations.compactMap { lookup($0) }
+        let marked = marks.flatMap { mark in destinations.compactMap { lookup($0, mark: mark) } }
+        return (plain, marked)
     }
 }
 

@@ -37,6 +37,17 @@ enum PathFormatter {
         return text
     }
 
+    /// `example.org (192.0.2.7) via wg0 over wlan0: wifi (IPv4) expensive`.
+    static func summary(_ route: DestinationRoute, host: String) -> String {
+        var text = host == route.destination ? route.destination : "\(host) (\(route.destination))"
+        text += " via \(route.interface.name)"
+        if let underlay = route.underlay { text += " over \(underlay.name)" }
+        text += ": \(route.status.rawValue) (\(route.family))"
+        if route.isExpensive { text += " expensive" }
+        if !route.isUsable { text += " unusable" }
+        return text
+    }
+
     static func json(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -10,7 +10,7 @@ struct Reach: AsyncParsableCommand {
             2 unreachable (status), 64 bad usage, option value or configuration file.
             """,
         version: "0.1.0",
-        subcommands: [StatusCommand.self, WatchCommand.self, InterfacesCommand.self],
+        subcommands: [StatusCommand.self, WatchCommand.self, InterfacesCommand.self, ConfigCommand.self],
         defaultSubcommand: StatusCommand.self
     )
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Reachability
 import ReachabilityCore
+import ReachabilityLinux
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,7 +14,14 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print the path as one JSON object.")
     var json = false
 
+    @Option(name: .customLong("to"), help: ArgumentHelp("Answer for traffic to this host or address instead: interface, type and cost per address family.", valueName: "HOST"))
+    var destination: String?
+
     func run() async throws {
+        if let destination {
+            try runDestination(destination)
+            return
+        }
         let path: NetworkPath
         do {
             path = try NetworkMonitor(configuration: global.monitorConfiguration()).currentPath()
@@ -22,5 +30,27 @@ struct StatusCommand: AsyncParsableCommand {
         }
         printLine(json ? PathFormatter.json(path) : PathFormatter.summary(path))
         if !path.isReachable { throw ExitCode(2) }
+    }
+
+    /// `--to HOST`: exit 0 when a usable route leads there, 2 when none does or the name does
+    /// not resolve.
+    private func runDestination(_ host: String) throws {
+        let routes: [DestinationRoute]
+        do {
+            routes = try NetworkMonitor(configuration: global.monitorConfiguration()).routes(to: host)
+        } catch let error as ResolutionError {
+            printError("reach: \(error)")
+            throw ExitCode(2)
+        } catch {
+            throw failure(error)
+        }
+        if json {
+            printLine(PathFormatter.json(routes))
+        } else if routes.isEmpty {
+            printLine("\(host): no route")
+        } else {
+            for route in routes { printLine(PathFormatter.summary(route, host: host)) }
+        }
+        if !routes.contains(where: \.isUsable) { throw ExitCode(2) }
     }
 }
