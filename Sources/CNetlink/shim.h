@@ -15,6 +15,7 @@
 #include <linux/if_addr.h>
 #include <linux/fib_rules.h>
 #include <netdb.h>
+#include <malloc.h>
 
 #include <netlink/netlink.h>
 #include <netlink/errno.h>

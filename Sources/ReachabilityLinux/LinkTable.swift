@@ -71,6 +71,10 @@ final class LinkTable {
     }
 
     private func sysfsFacts(for facts: InterfaceFacts) -> SysfsFacts? {
+        // A known rtnl kind decides the type before any sysfs signal, and software links have
+        // no driver or USB ids for rules to match: sysfs is read only for hardware. This keeps
+        // a storm of veths from costing a dozen file-system lookups each.
+        if let kind = facts.kind, ClassificationTables.kinds[kind] != nil { return nil }
         if let cached = sysfsCache[facts.index], cached.name == facts.name { return cached.facts }
         let read = sysfs.facts(forInterface: facts.name, index: facts.index, macAddress: facts.macAddress)
         sysfsCache[facts.index] = (facts.name, read)
@@ -119,7 +123,15 @@ final class LinkTable {
             defaultRoutes = try queries.defaultRoutes()
             ruleMarks = try queries.ruleMarks()
         }
-        (lookups, markedLookups) = queries.lookups([probes.ipv4, probes.ipv6], marks: ruleMarks)
+        // A family without a global address anywhere cannot be reachable: no lookup needed.
+        var probed: [String] = []
+        if hasGlobalAddress(.ipv4) { probed.append(probes.ipv4) }
+        if hasGlobalAddress(.ipv6) { probed.append(probes.ipv6) }
+        (lookups, markedLookups) = queries.lookups(probed, marks: ruleMarks)
+    }
+
+    private func hasGlobalAddress(_ family: AddressFamily) -> Bool {
+        addresses.values.contains { $0.family == family && $0.isUsableForInternet }
     }
 
     func snapshot() -> NetworkSnapshot {

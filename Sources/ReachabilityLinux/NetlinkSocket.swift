@@ -6,7 +6,7 @@ final class NetlinkSocket {
     let handle: OpaquePointer
 
     init(operation: String = "connect") throws(NetlinkError) {
-        guard let handle = nl_socket_alloc() else { throw NetlinkError("allocate socket", libnl: NLE_NOMEM) }
+        guard let handle = NetlinkSocket.allocate() else { throw NetlinkError("allocate socket", libnl: NLE_NOMEM) }
         let result = nl_connect(handle, NETLINK_ROUTE)
         guard result == 0 else {
             nl_socket_free(handle)
@@ -16,6 +16,19 @@ final class NetlinkSocket {
     }
 
     deinit { nl_socket_free(handle) }
+
+    /// Receive buffer for one datagram. The kernel sizes dump datagrams by the reader's buffer
+    /// (at most 64 KiB), so with this size libnl can read each datagram once, without first
+    /// peeking at its size (which doubles the system calls per message).
+    static let datagramBufferBytes = 64 << 10
+
+    /// An unconnected libnl socket that reads each datagram once.
+    static func allocate() -> OpaquePointer? {
+        guard let handle = nl_socket_alloc() else { return nil }
+        nl_socket_disable_msg_peek(handle)
+        _ = nl_socket_set_msg_buf_size(handle, datagramBufferBytes)
+        return handle
+    }
 
     var fileDescriptor: Int32 { nl_socket_get_fd(handle) }
 

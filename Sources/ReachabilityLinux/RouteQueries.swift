@@ -33,8 +33,9 @@ final class RouteQueries {
     /// Every unicast default route of both families in every table, one entry per next hop.
     func defaultRoutes() throws(NetlinkError) -> [DefaultRoute] {
         var routes: [DefaultRoute] = []
-        for family in [AF_INET, AF_INET6] {
-            for route in try dump(family: family) where route.isDefault && route.type == RouteMessage.unicast && !route.isClone {
+        // One AF_UNSPEC dump answers for both families in one round trip.
+        do {
+            for route in try dump(family: AF_UNSPEC) where route.isDefault && route.type == RouteMessage.unicast && !route.isClone {
                 guard let addressFamily = route.addressFamily else { continue }
                 for hop in route.nextHops where hop.interfaceIndex > 0 {
                     routes.append(DefaultRoute(
@@ -48,11 +49,8 @@ final class RouteQueries {
 
     /// The firewall marks that policy rules of either family test, in rule priority order.
     func ruleMarks() throws(NetlinkError) -> [UInt32] {
-        var rules: [(priority: UInt32, mark: UInt32)] = []
-        for family in [AF_INET, AF_INET6] {
-            _ = try dump(family: family, type: reach_rtm_getrule)
-            rules += collectedRules
-        }
+        _ = try dump(family: AF_UNSPEC, type: reach_rtm_getrule)
+        let rules = collectedRules
         var seen = Set<UInt32>()
         return rules.sorted { $0.priority < $1.priority }.map(\.mark).filter { seen.insert($0).inserted }
     }
@@ -125,6 +123,7 @@ final class RouteQueries {
 
     /// Lookups towards `destinations`, then the same with every mark in `marks`.
     func lookups(_ destinations: [String], marks: [UInt32]) -> (plain: [RouteLookup], marked: [RouteLookup]) {
+        guard !destinations.isEmpty else { return ([], []) }
         let plain = destinations.compactMap { lookup($0) }
         let marked = marks.flatMap { mark in destinations.compactMap { lookup($0, mark: mark) } }
         return (plain, marked)
