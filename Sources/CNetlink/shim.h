@@ -7,6 +7,8 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <poll.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include <errno.h>
 #include <linux/netlink.h>
@@ -40,6 +42,24 @@ static inline int reach_unshare_net(void) { return unshare(REACH_CLONE_NEWNET); 
 static inline void reach_set_thread_name(pthread_t thread, const char *name) { (void)pthread_setname_np(thread, name); }
 static inline int reach_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 static inline int reach_errno(void) { return errno; }
+
+// poll() with a nanosecond timeout (negative: none).
+extern int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);
+static inline int reach_poll_ns(struct pollfd *fds, nfds_t count, long long nanoseconds) {
+    if (nanoseconds < 0) return ppoll(fds, count, NULL, NULL);
+    struct timespec timeout = { .tv_sec = nanoseconds / 1000000000LL, .tv_nsec = nanoseconds % 1000000000LL };
+    return ppoll(fds, count, &timeout, NULL);
+}
+static inline long long reach_thread_cpu_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+static inline long long reach_monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
 
 // Kernel values that arrive as macros Swift cannot import or that are missing on old headers.
 static const int reach_arphrd_rawip = 519;

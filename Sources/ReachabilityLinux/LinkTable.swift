@@ -118,11 +118,9 @@ final class LinkTable {
     }
 
     /// Re-dumps default routes and rule marks (when `dump`) and re-runs the probe lookups.
-    func refreshRoutes(_ queries: RouteQueries, probes: RouteProbes, dump: Bool) throws(NetlinkError) {
-        if dump {
-            defaultRoutes = try queries.defaultRoutes()
-            ruleMarks = try queries.ruleMarks()
-        }
+    func refreshRoutes(_ queries: RouteQueries, probes: RouteProbes, dump: Bool, dumpRules: Bool = true) throws(NetlinkError) {
+        if dump { defaultRoutes = try queries.defaultRoutes() }
+        if dumpRules { ruleMarks = try queries.ruleMarks() }
         // A family without a global address anywhere cannot be reachable: no lookup needed.
         var probed: [String] = []
         if hasGlobalAddress(.ipv4) { probed.append(probes.ipv4) }

@@ -112,6 +112,7 @@ private final class WatchSession {
     private let queries: RouteQueries
     private let table: LinkTable
     private var routesNeedDump = false
+    private var rulesNeedDump = true
 
     init(
         configuration: NetlinkConfiguration, statistics: StatisticsBox,
@@ -173,6 +174,9 @@ private final class WatchSession {
         if let managerSocket { nl_socket_free(managerSocket) }
     }
 
+    /// Upper bound of the spacing between publishes during a storm.
+    private static let longestPublishSpacing: Int64 = 250_000_000
+
     private static let changed: change_func_t = { _, object, action, context in
         guard let object, let context else { return }
         let session = Unmanaged<WatchSession>.fromOpaque(context).takeUnretainedValue()
@@ -183,7 +187,7 @@ private final class WatchSession {
         if let route = RouteMessage(header) {
             if route.isDefault && !route.isClone { routesNeedDump = true }
         } else {
-            routesNeedDump = true  // a rule changed: lookups and tables may differ
+            rulesNeedDump = true  // a policy rule changed: its marks and the lookups may differ
         }
     }
 
@@ -200,38 +204,54 @@ private final class WatchSession {
             pollfd(fd: routeEvents.fileDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stopEvent, events: Int16(POLLIN), revents: 0),
         ]
+        // Changes read but not yet published, and when the next publish may happen.
+        var pending = false
+        var pendingDump = false
+        var nextPublish: Int64 = 0
         while true {
             for index in fds.indices { fds[index].revents = 0 }
-            let ready = poll(&fds, nfds_t(fds.count), -1)
+            let wait: Int64 = pending ? max(0, nextPublish - reach_monotonic_ns()) : -1
+            let ready = reach_poll_ns(&fds, nfds_t(fds.count), wait)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return
             }
             if fds[2].revents != 0 { return }
-            var overflowed = false
-            // A burst (a thousand veths created by a script) arrives as many small reads.
-            // While more is already queued, keep reading before publishing: one path per
-            // burst instead of one per read, at no cost in latency for a single change.
-            for round in 0..<64 {
-                if fds[1].revents != 0 { overflowed = receiveRouteEvents() || overflowed }
-                if fds[0].revents != 0 { overflowed = receiveCacheEvents(manager) || overflowed }
-                if round == 63 { break }
-                fds[0].revents = 0
-                fds[1].revents = 0
-                guard poll(&fds, 2, 0) > 0 else { break }
+            if ready > 0 {
+                var overflowed = false
+                // A burst (a thousand veths created by a script) arrives as many small reads.
+                // While more is already queued, keep reading before publishing.
+                for round in 0..<64 {
+                    if fds[1].revents != 0 { overflowed = receiveRouteEvents() || overflowed }
+                    if fds[0].revents != 0 { overflowed = receiveCacheEvents(manager) || overflowed }
+                    if round == 63 { break }
+                    fds[0].revents = 0
+                    fds[1].revents = 0
+                    guard poll(&fds, 2, 0) > 0 else { break }
+                }
+                if overflowed { resync() }
+                let changes = table.takeChanges()
+                pendingDump = pendingDump || routesNeedDump || rulesNeedDump || changes.routes
+                pending = pending || changes.changed || pendingDump
+                statistics.value.withLock { $0.batches += 1 }
+                let purged = purgeDeletedFamilyObjects()
+                // After many links went away (or a resync rebuilt everything), give the freed
+                // memory back instead of keeping the burst's peak for the life of the monitor.
+                if overflowed || purged >= 64 { _ = malloc_trim(0) }
             }
-            if fds[2].revents != 0 { return }
-            if overflowed { resync() }
-            let changes = table.takeChanges()
-            let dump = routesNeedDump || changes.routes
-            let lookedUp = (table.lookups, table.markedLookups)
-            refreshRoutes(dump: dump)
-            statistics.value.withLock { $0.batches += 1 }
-            if changes.changed || dump || table.lookups != lookedUp.0 || table.markedLookups != lookedUp.1 { publish() }
-            let purged = purgeDeletedFamilyObjects()
-            // After many links went away (or a resync rebuilt everything), give the freed
-            // memory back instead of keeping the burst's peak for the life of the monitor.
-            if overflowed || purged >= 64 { _ = malloc_trim(0) }
+            // Publishing costs O(interfaces). A change after a quiet spell is published at
+            // once; while changes keep coming, publishes are spaced by ten times what the last
+            // one cost, so a storm over thousands of links spends at most about a tenth of a
+            // core on them, and a small host is never slowed.
+            // The cost is CPU time, so a handler that blocks does not stretch the spacing.
+            guard pending, reach_monotonic_ns() >= nextPublish else { continue }
+            let started = reach_thread_cpu_ns()
+            refreshRoutes(dump: pendingDump)
+            publish()
+            pending = false
+            pendingDump = false
+            let cost = reach_thread_cpu_ns() - started
+            nextPublish = reach_monotonic_ns() + min(10 * cost, Self.longestPublishSpacing)
         }
     }
 
@@ -274,12 +294,14 @@ private final class WatchSession {
         _ = nl_cache_resync(syncSocket.handle, addressCache, WatchSession.changed, context)
         table.rebuild(linkCache: linkCache, addressCache: addressCache)
         routesNeedDump = true
+        rulesNeedDump = true
     }
 
     private func refreshRoutes(dump: Bool) {
         do {
-            try table.refreshRoutes(queries, probes: configuration.probes, dump: dump)
+            try table.refreshRoutes(queries, probes: configuration.probes, dump: dump, dumpRules: rulesNeedDump)
             if dump { routesNeedDump = false }
+            rulesNeedDump = false
         } catch {
             // A failed dump keeps the previous routes and is retried with the next batch.
             statistics.value.withLock { $0.failedDumps += 1 }
