@@ -174,6 +174,8 @@ private final class WatchSession {
         if let managerSocket { nl_socket_free(managerSocket) }
     }
 
+    /// A publish cheaper than this (a host with tens of interfaces) is never spaced out.
+    private static let cheapPublish: Int64 = 250_000
     /// Upper bound of the spacing between publishes during a storm.
     private static let longestPublishSpacing: Int64 = 250_000_000
 
@@ -240,9 +242,9 @@ private final class WatchSession {
                 if overflowed || purged >= 64 { _ = malloc_trim(0) }
             }
             // Publishing costs O(interfaces). A change after a quiet spell is published at
-            // once; while changes keep coming, publishes are spaced by ten times what the last
-            // one cost, so a storm over thousands of links spends at most about a tenth of a
-            // core on them, and a small host is never slowed.
+            // once; while changes keep coming and a publish costs more than `cheapPublish`,
+            // publishes are spaced by ten times what the last one cost, so a storm over
+            // thousands of links spends at most about a tenth of a core on them.
             // The cost is CPU time, so a handler that blocks does not stretch the spacing.
             guard pending, reach_monotonic_ns() >= nextPublish else { continue }
             let started = reach_thread_cpu_ns()
@@ -251,7 +253,7 @@ private final class WatchSession {
             pending = false
             pendingDump = false
             let cost = reach_thread_cpu_ns() - started
-            nextPublish = reach_monotonic_ns() + min(10 * cost, Self.longestPublishSpacing)
+            nextPublish = cost < Self.cheapPublish ? 0 : reach_monotonic_ns() + min(10 * cost, Self.longestPublishSpacing)
         }
     }
 

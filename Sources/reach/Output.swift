@@ -57,9 +57,12 @@ enum PathFormatter {
 
     /// One `watch --json` line: the path's fields after a `time` field.
     static func jsonLine(_ path: NetworkPath, time: String) -> String {
-        let body = json(path)
-        return "{\"time\":\"\(time)\"," + body.dropFirst()
+        PathJSON.text(path, time: time)
     }
+
+    static func json(_ path: NetworkPath) -> String { PathJSON.text(path) }
+
+    static func json(_ interfaces: [Interface]) -> String { PathJSON.text(interfaces) }
 
     /// The `interfaces` table.
     static func table(_ interfaces: [Interface], explain: Bool) -> String {
