@@ -36,7 +36,10 @@ public struct Classifier: Sendable {
         }
 
         var expensive = type.isExpensiveByDefault
-        if let driver = facts.sysfs?.driver, ClassificationTables.tetheringDrivers.contains(driver) {
+        if let role = Self.usbRole(facts), role.role.isExpensive, !type.isExpensiveByDefault {
+            expensive = true
+            evidence.append(Evidence(signal: "cost", value: "usb \(role.entry.maker) \(role.role.summary)", note: "its mobile data: expensive"))
+        } else if let driver = facts.sysfs?.driver, ClassificationTables.tetheringDrivers.contains(driver) {
             expensive = true
             evidence.append(Evidence(signal: "cost", value: "driver \(driver)", note: "a phone tethering its mobile data: expensive"))
         }
@@ -119,6 +122,13 @@ public struct Classifier: Sendable {
         return own
     }
 
+    /// The role of the USB device behind an Ethernet-framed interface (tethered phone, modem in
+    /// Ethernet mode, Ethernet adapter), from ``USBVendorTable``.
+    static func usbRole(_ facts: InterfaceFacts) -> USBVendorMatch? {
+        guard let sysfs = facts.sysfs, let vendor = sysfs.usbVendorID, facts.hardwareType == nil || facts.hardwareType == 1 else { return nil }
+        return USBVendorTable.match(vendor: vendor, product: sysfs.usbProductID, driver: sysfs.driver)
+    }
+
     /// Every kernel and sysfs signal, in precedence order.
     static func kernelEvidence(_ facts: InterfaceFacts) -> [Evidence] {
         var evidence: [Evidence] = []
@@ -155,7 +165,14 @@ public struct Classifier: Sendable {
             evidence.append(Evidence(signal: "driver", value: driver, suggests: ClassificationTables.drivers[driver]))
         }
         if let vendor = sysfs.usbVendorID {
-            evidence.append(Evidence(signal: "usb", value: sysfs.usbProductID.map { "\(vendor):\($0)" } ?? vendor))
+            let ids = sysfs.usbProductID.map { "\(vendor):\($0)" } ?? vendor
+            if let match = usbRole(facts) {
+                evidence.append(Evidence(
+                    signal: "usb", value: ids, suggests: match.role.suggestedType,
+                    note: "\(match.entry.maker) \(match.role.summary), by \(match.rule)"))
+            } else {
+                evidence.append(Evidence(signal: "usb", value: ids))
+            }
         }
         if let tunFlags = sysfs.tunFlags {
             let tap = tunFlags & 0x2 != 0

@@ -8,6 +8,9 @@ import ReachabilityCore
 /// is read once per (index, name) and kept, since a storm of new links must not re-read it.
 final class LinkTable {
     private let sysfs: SysfsReader
+    private let leases: DHCPLeaseReader?
+    /// DHCP hints per interface, re-read when the interface gains an IPv4 address.
+    private var leaseHints: [Int32: DHCPHints] = [:]
     private(set) var links: [Int32: InterfaceFacts] = [:]
     private var addresses: [AddressKey: InterfaceAddress] = [:]
     var defaultRoutes: [DefaultRoute] = []
@@ -30,7 +33,10 @@ final class LinkTable {
         var prefixLength: Int
     }
 
-    init(sysfs: SysfsReader) { self.sysfs = sysfs }
+    init(sysfs: SysfsReader, leases: DHCPLeaseReader? = nil) {
+        self.sysfs = sysfs
+        self.leases = leases
+    }
 
     /// Applies one libnl change callback.
     func apply(object: OpaquePointer, action: Int32) {
@@ -49,6 +55,7 @@ final class LinkTable {
         if deleted {
             links[facts.index] = nil
             sysfsCache[facts.index] = nil
+            leaseHints[facts.index] = nil
             addresses = addresses.filter { $0.key.index != facts.index }
             deletedIndices.append(facts.index)
             if carriesDefault { routeRelevantChange = true }
@@ -56,6 +63,7 @@ final class LinkTable {
         }
         let previous = links[facts.index]
         facts.sysfs = sysfsFacts(for: facts)
+        facts.dhcpHints = leaseHints[facts.index]
         links[facts.index] = facts
         // Routes through a link that goes down vanish without RTM_DELROUTE: re-dump then.
         if carriesDefault && previous?.flags != facts.flags { routeRelevantChange = true }
@@ -67,6 +75,8 @@ final class LinkTable {
         let key = AddressKey(index: address.interfaceIndex, family: address.family, address: address.address, prefixLength: address.prefixLength)
         addresses[key] = deleted ? nil : address
         changed = true
+        // A new IPv4 address usually follows a DHCP exchange: its lease is on disk now.
+        if !deleted, address.family == .ipv4 { refreshLease(address.interfaceIndex) }
         if defaultRoutes.contains(where: { $0.interfaceIndex == address.interfaceIndex }) || deleted { routeRelevantChange = true }
     }
 
@@ -98,9 +108,21 @@ final class LinkTable {
         }
         links = fresh
         addresses = freshAddresses
+        leaseHints = [:]
+        for index in Set(freshAddresses.values.filter { $0.family == .ipv4 }.map(\.interfaceIndex)) { refreshLease(index) }
         sysfsCache = sysfsCache.filter { fresh[$0.key]?.name == $0.value.name }
         changed = true
         routeRelevantChange = true
+    }
+
+    private func refreshLease(_ index: Int32) {
+        guard let leases, var facts = links[index] else { return }
+        let current = addresses.values.filter { $0.interfaceIndex == index && $0.family == .ipv4 }.map(\.address)
+        let hints = leases.hints(interface: facts.name, index: index, currentIPv4: current)
+        guard hints != leaseHints[index] else { return }
+        leaseHints[index] = hints
+        facts.dhcpHints = hints
+        links[index] = facts
     }
 
     /// Clears the change flags; returns whether anything changed and whether routes may have.

@@ -29,7 +29,7 @@ public enum NetlinkSnapshotReader {
         guard result == 0, let addressCache else { throw NetlinkError("dump addresses", libnl: result) }
         defer { nl_cache_free(addressCache) }
 
-        let table = LinkTable(sysfs: configuration.sysfs)
+        let table = LinkTable(sysfs: configuration.sysfs, leases: configuration.leases)
         table.rebuild(linkCache: linkCache, addressCache: addressCache)
         let queries = try RouteQueries()
         try table.refreshRoutes(queries, probes: configuration.probes, dump: true)

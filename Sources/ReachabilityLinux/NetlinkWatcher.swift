@@ -121,7 +121,7 @@ private final class WatchSession {
         self.configuration = configuration
         self.statistics = statistics
         self.onSnapshot = onSnapshot
-        table = LinkTable(sysfs: configuration.sysfs)
+        table = LinkTable(sysfs: configuration.sysfs, leases: configuration.leases)
         syncSocket = try NetlinkSocket(operation: "connect sync socket")
         queries = try RouteQueries()
 

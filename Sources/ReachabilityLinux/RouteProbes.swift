@@ -22,14 +22,17 @@ public struct NetlinkConfiguration: Sendable {
     public var receiveBufferBytes: Int
     /// Watch this namespace instead of the process's own.
     public var namespace: NetworkNamespace?
+    /// Where DHCP client leases are looked for (metered hints); nil: not at all.
+    public var leases: DHCPLeaseReader?
 
     public init(
         sysfs: SysfsReader = SysfsReader(), probes: RouteProbes = RouteProbes(), receiveBufferBytes: Int = 4 << 20,
-        namespace: NetworkNamespace? = nil
+        namespace: NetworkNamespace? = nil, leases: DHCPLeaseReader? = DHCPLeaseReader()
     ) {
         self.sysfs = sysfs
         self.probes = probes
         self.receiveBufferBytes = receiveBufferBytes
         self.namespace = namespace
+        self.leases = leases
     }
 }

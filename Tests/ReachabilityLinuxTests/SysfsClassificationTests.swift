@@ -150,8 +150,9 @@ private let classificationRows: [ClassificationRow] = [
         "veth3f2a1b0", offline: ExpectedDecision(.virtual, by: "device", "none"), netlink: ExpectedDecision(.virtual, by: "kind", "veth")),
     ClassificationRow(
         "bond0", offline: ExpectedDecision(.virtual, by: "DEVTYPE", "bond"), netlink: ExpectedDecision(.virtual, by: "kind", "bond")),
-    ClassificationRow("enx0050b6aabbcc", offline: ExpectedDecision(.wired, by: "device", "usb/ax88179_178a")),
-    ClassificationRow("enx00e04c680001", offline: ExpectedDecision(.wired, by: "device", "usb/r8152")),
+    // The USB vendor table names these adapters before the generic "hardware behind it" rule.
+    ClassificationRow("enx0050b6aabbcc", offline: ExpectedDecision(.wired, by: "usb", "0b95:1790")),
+    ClassificationRow("enx00e04c680001", offline: ExpectedDecision(.wired, by: "usb", "0bda:8153")),
     ClassificationRow(
         "wlp0s20f3.100", offline: ExpectedDecision(.virtual, by: "DEVTYPE", "vlan"), netlink: ExpectedDecision(.virtual, by: "kind", "vlan")),
     ClassificationRow(
@@ -392,7 +393,7 @@ struct SysfsClassificationTests {
         #expect(wwan.evidence.first { $0.signal == "qmi" }?.value == "raw_ip=Y")
         #expect(wwan.evidence.first { $0.signal == "ARPHRD" }?.note == "ARPHRD_NONE")
         let iphone = Classifier().classify(try named("enp0s20f0u1c4i2", in: fixture.linkFacts()))
-        #expect(iphone.evidence.contains { $0.signal == "cost" && $0.value == "driver ipheth" })
+        #expect(iphone.evidence.contains { $0.signal == "cost" && $0.value == "usb Apple tethered phone" })
         #expect(!iphone.expensiveIsOverridden)
     }
 

@@ -1,11 +1,14 @@
+import Foundation
 import Reachability
 import ReachabilityCore
 import ReachabilityLinux
 import ReachabilityTestKit
 import Testing
 
-private func kernelMonitor(_ namespace: TestNamespace, overrides: [String]) throws -> NetworkMonitor {
-    let netlink = NetlinkConfiguration(sysfs: SysfsReader(root: "/nonexistent/reach-test-sysfs"), namespace: namespace.namespace)
+private func kernelMonitor(_ namespace: TestNamespace, overrides: [String], leaseRoot: String? = nil) throws -> NetworkMonitor {
+    let netlink = NetlinkConfiguration(
+        sysfs: SysfsReader(root: "/nonexistent/reach-test-sysfs"), namespace: namespace.namespace,
+        leases: DHCPLeaseReader(root: leaseRoot ?? "/nonexistent/reach-test-root"))
     return NetworkMonitor(configuration: MonitorConfiguration(overrides: try overrides.map { try OverrideRule(parsing: $0) }, netlink: netlink))
 }
 
@@ -64,6 +67,50 @@ struct CostAndIdentityIntegrationTests {
         let recorder = PathRecorder(try kernelMonitor(ns, overrides: ["va=cellular", "vpn0=tunnel,inexpensive"]).paths)
         let path = try await recorder.wait { $0.underlay?.name == "va" }
         #expect(path.status == .cellular)
+        #expect(!path.isExpensive)
+        await recorder.cancel()
+    }
+
+    @Test func anAndroidHotspotLeaseMakesTheWiFiExpensive() async throws {
+        let ns = try TestNamespace()
+        try ns.ipBatch(["link add wa type veth peer name wa-peer", "link set wa-peer up", "link set wa up"])
+        // From netlink: /sys shows the host's interfaces, not the namespace's.
+        let index = try #require(Int(try ns.ip("-o", "link", "show", "wa").split(separator: ":").first ?? ""))
+        // systemd-networkd's lease, as an Android hotspot's DHCP server fills option 43.
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let marker = Array("ANDROID_METERED".utf8).map { String(format: "%02x", $0) }.joined()
+        try root.write("run/systemd/netif/leases/\(index)", "# This is private data. Do not parse.\nADDRESS=192.168.43.17\nNETMASK=255.255.255.0\nROUTER=192.168.43.1\nVENDOR_SPECIFIC=\(marker)\n")
+
+        let recorder = PathRecorder(try kernelMonitor(ns, overrides: ["wa=wifi"], leaseRoot: root.path).paths)
+        _ = try await recorder.wait { $0.interface(named: "wa")?.isRunning == true }
+        try ns.ip("addr", "add", "192.168.43.17/24", "dev", "wa")
+        try ns.ip("route", "add", "default", "via", "192.168.43.1", "dev", "wa")
+        let path = try await recorder.wait { $0.status == .wifi }
+        #expect(path.isExpensive)
+        let wa = try #require(path.interface(named: "wa"))
+        #expect(wa.evidence.contains { $0.hasPrefix("dhcp=ANDROID_METERED") && $0.contains("run/systemd/netif/leases/\(index)") })
+        await recorder.cancel()
+
+        // The user can say the hint is wrong.
+        let trusting = PathRecorder(try kernelMonitor(ns, overrides: ["wa=wifi", "dhcp:android-metered=inexpensive"], leaseRoot: root.path).paths)
+        let overridden = try await trusting.wait { $0.status == .wifi }
+        #expect(!overridden.isExpensive)
+        await trusting.cancel()
+    }
+
+    @Test func aLeaseForAnotherAddressIsIgnored() async throws {
+        let ns = try TestNamespace()
+        try ns.ipBatch(["link add wa type veth peer name wa-peer", "link set wa-peer up", "link set wa up", "addr add 10.2.0.2/24 dev wa"])
+        try ns.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa")
+        // From netlink: /sys shows the host's interfaces, not the namespace's.
+        let index = try #require(Int(try ns.ip("-o", "link", "show", "wa").split(separator: ":").first ?? ""))
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let marker = Array("ANDROID_METERED".utf8).map { String(format: "%02x", $0) }.joined()
+        try root.write("run/systemd/netif/leases/\(index)", "ADDRESS=192.168.43.17\nVENDOR_SPECIFIC=\(marker)\n")
+        let recorder = PathRecorder(try kernelMonitor(ns, overrides: ["wa=wifi"], leaseRoot: root.path).paths)
+        let path = try await recorder.wait { $0.status == .wifi }
         #expect(!path.isExpensive)
         await recorder.cancel()
     }
