@@ -18,6 +18,11 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("config"), help: ArgumentHelp("File of override rules, one per line (see README).", valueName: "FILE"))
     var configFile: String?
 
+    @Option(
+        name: .customLong("dhcp-lease-root"),
+        help: ArgumentHelp("Directory standing for / when looking for DHCP client leases (metered hints).", valueName: "DIR"))
+    var leaseRoot: String = "/"
+
     @Option(name: .customLong("netns"), help: ArgumentHelp("Watch the network namespace NAME (from `ip netns add`).", valueName: "NAME"))
     var namespaceName: String?
 
@@ -52,7 +57,7 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func monitorConfiguration(debounce: Duration = .zero) throws -> MonitorConfiguration {
-        var netlink = NetlinkConfiguration(sysfs: SysfsReader(root: sysfsRoot))
+        var netlink = NetlinkConfiguration(sysfs: SysfsReader(root: sysfsRoot), leases: DHCPLeaseReader(root: leaseRoot))
         if let namespaceName {
             do { netlink.namespace = try NetworkNamespace(named: namespaceName) } catch {
                 throw UsageFailure(message: "--netns \(namespaceName): \(error)")

@@ -197,3 +197,76 @@ struct ReachOfflineTests {
         #expect(row?.contains("cellular  no") == true)
     }
 }
+
+@Suite("reach config check")
+struct ReachConfigCheckTests {
+    @Test func aValidFileIsReportedValid() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("reach.conf", "# uplinks\nwlan* = wifi\nusb:12d1:14db = cellular\ndriver:ipheth = wired, expensive\nmac:02:00:00:00:00:01 = inexpensive\ndhcp:android-metered = inexpensive\n")
+        let result = try reach(["config", "check", directory.path + "/reach.conf"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "\(directory.path)/reach.conf: 5 rules, valid\n")
+    }
+
+    @Test func everyBadLineIsReportedWithItsNumber() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path + "/reach.conf"
+        try directory.write("reach.conf", "wlan* = wifi\nusb:12d = cellular\n\nmac:zz = wired\nok0 = cellular\ndhcp:metered = expensive\nwwan0 = satellite\n")
+        let result = try reach(["config", "check", file])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.split(separator: "\n") == [
+            "\(file):2: invalid rule 'usb:12d = cellular': expected usb:VENDOR[:PRODUCT] with 4-digit hex ids, not 'usb:12d'",
+            "\(file):4: invalid rule 'mac:zz = wired': expected mac:aa:bb:cc:dd:ee:ff, not 'mac:zz'",
+            "\(file):6: invalid rule 'dhcp:metered = expensive': the only DHCP hint is 'dhcp:android-metered', not 'dhcp:metered'",
+            "\(file):7: invalid rule 'wwan0 = satellite': unknown type 'satellite' (known: wifi, cellular, wired, loopback, tunnel, virtual, bluetooth, other, expensive, inexpensive)",
+        ])
+    }
+
+    @Test func aMissingFileExits64() throws {
+        let result = try reach(["config", "check", "/nonexistent/reach.conf"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("reach: /nonexistent/reach.conf: cannot read"))
+    }
+}
+
+@Suite("reach status --to", .enabled(if: TestNamespace.isSupported))
+struct ReachDestinationTests {
+    @Test func answersPerDestinationWithTheTunnelsUnderlay() async throws {
+        let ns = try TestNamespace()
+        try ns.ipBatch([
+            "link add va type veth peer name va-peer", "link add vpn0 type veth peer name vpn0-peer",
+            "link set va-peer up", "link set vpn0-peer up", "link set va up", "link set vpn0 up",
+            "addr add 10.1.0.2/24 dev va", "addr add 10.99.0.2/24 dev vpn0",
+        ])
+        for _ in 0..<300 where !(try ns.ip("link", "show", "vpn0").contains("LOWER_UP")) { try await Task.sleep(for: .milliseconds(10)) }
+        try ns.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va")
+        try ns.ip("route", "add", "default", "dev", "vpn0", "table", "51820")
+        try ns.ip("rule", "add", "not", "fwmark", "0x51820", "table", "51820")
+        let rules = ["--override", "va=cellular", "--override", "vpn0=tunnel", "--sysfs-root", "/nonexistent"]
+
+        let viaTunnel = try reach(["status", "--to", "192.0.2.80"] + rules, in: ns)
+        #expect(viaTunnel.status == 0)
+        #expect(viaTunnel.stdout == "192.0.2.80 via vpn0 over va: cellular (IPv4) expensive\n")
+
+        let local = try reach(["status", "--to", "10.1.0.77", "--json"] + rules, in: ns)
+        let routes = try #require(try JSONSerialization.jsonObject(with: Data(local.stdout.utf8)) as? [[String: Any]])
+        #expect(routes.count == 1)
+        #expect((routes.first?["interface"] as? [String: String])?["name"] == "vpn0")
+
+        let v6 = try reach(["status", "--to", "2001:db8::1"] + rules, in: ns)
+        #expect(v6.status == 2)
+        #expect(v6.stdout == "2001:db8::1: no route\n")
+    }
+
+    @Test func anUnresolvableNameExitsTwoWithTheReason() throws {
+        // Inside an empty namespace no resolver is reachable: the lookup fails without any
+        // packet leaving the sandbox.
+        let ns = try TestNamespace()
+        let result = try reach(["status", "--to", "no-such-host.invalid"], in: ns)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("reach: cannot resolve 'no-such-host.invalid'"))
+    }
+}
