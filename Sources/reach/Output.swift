@@ -62,6 +62,15 @@ enum PathFormatter {
 
     static func json(_ path: NetworkPath) -> String { PathJSON.text(path) }
 
+    /// `gateway 192.168.1.1, prefix 192.168.1.0/24`.
+    static func identity(_ identity: PathIdentity) -> String {
+        var parts: [String] = []
+        if !identity.gateways.isEmpty { parts.append("gateway \(identity.gateways.joined(separator: " "))") }
+        if !identity.prefixes.isEmpty { parts.append("prefix \(identity.prefixes.joined(separator: " "))") }
+        if let index = identity.index, let name = identity.interface { parts.append("\(name) index \(index)") }
+        return parts.joined(separator: ", ")
+    }
+
     static func json(_ interfaces: [Interface]) -> String { PathJSON.text(interfaces) }
 
     /// The `interfaces` table.

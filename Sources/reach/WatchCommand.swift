@@ -8,7 +8,8 @@ struct WatchCommand: AsyncParsableCommand {
         abstract: "Print the current path, then a line per change, until interrupted.",
         discussion: """
             A change is a change of status, cost, reachable families, primary or underlay \
-            interface. With --all-changes, any change of the published path counts, including \
+            interface, or of the network's identity (gateway, address prefix, interface index): \
+            moving from one Wi-Fi network to another is a change. With --all-changes, any change of the published path counts, including \
             interfaces appearing, addresses and evidence.
             """)
 
@@ -34,9 +35,15 @@ struct WatchCommand: AsyncParsableCommand {
             for try await path in monitor.paths {
                 let summary = PathSummary(path)
                 if !allChanges && summary == previous { continue }
+                let networkMoved = previous.map { $0.sameConnectivity(as: summary) && $0.identity != summary.identity } ?? false
                 previous = summary
                 let time = Timestamp.now()
-                printLine(json ? PathFormatter.jsonLine(path, time: time) : "\(time)  \(PathFormatter.summary(path))")
+                if json {
+                    printLine(PathFormatter.jsonLine(path, time: time))
+                } else {
+                    let detail = networkMoved ? " (network changed: \(PathFormatter.identity(path.identity)))" : ""
+                    printLine("\(time)  \(PathFormatter.summary(path))\(detail)")
+                }
             }
         } catch {
             throw failure(error)
@@ -52,6 +59,7 @@ struct PathSummary: Equatable {
     var ipv6: Bool
     var primary: InterfaceReference?
     var underlay: InterfaceReference?
+    var identity: PathIdentity
 
     init(_ path: NetworkPath) {
         status = path.status
@@ -60,5 +68,13 @@ struct PathSummary: Equatable {
         ipv6 = path.ipv6
         primary = path.primary
         underlay = path.underlay
+        identity = path.identity
+    }
+
+    /// Everything but the identity is equal.
+    func sameConnectivity(as other: PathSummary) -> Bool {
+        var copy = other
+        copy.identity = identity
+        return copy == self
     }
 }

@@ -137,8 +137,12 @@ struct ReachKernelTests {
         try ns.ip("route", "add", "default", "via", "10.7.0.1", "dev", "va")
         let online = try await stream.waitForLine(after: 1) { _ in true }
         #expect(online.hasSuffix("  wifi via va (IPv4)"))
+        // Same Wi-Fi interface, another gateway: a move to another network is printed too.
+        try ns.ip("route", "replace", "default", "via", "10.7.0.254", "dev", "va")
+        let moved = try await stream.waitForLine(after: 2) { _ in true }
+        #expect(moved.hasSuffix("  wifi via va (IPv4) (network changed: gateway 10.7.0.254, prefix 10.7.0.0/24, va index 3)"))
         try ns.ip("link", "set", "va", "down")
-        let offline = try await stream.waitForLine(after: 2) { _ in true }
+        let offline = try await stream.waitForLine(after: 3) { _ in true }
         #expect(offline.hasSuffix("  unreachable"))
     }
 
