@@ -175,7 +175,7 @@ private final class WatchSession {
     }
 
     /// A publish cheaper than this (a host with tens of interfaces) is never spaced out.
-    private static let cheapPublish: Int64 = 250_000
+    private static let cheapPublish: Int64 = 50_000
     /// Upper bound of the spacing between publishes during a storm.
     private static let longestPublishSpacing: Int64 = 250_000_000
 
