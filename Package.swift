@@ -16,11 +16,15 @@ let package = Package(
         .library(name: "Reachability", targets: ["Reachability"]),
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
         .library(name: "ReachabilityTestKit", targets: ["ReachabilityTestKit"]),
+        .library(name: "ReachabilityTransfers", targets: ["ReachabilityTransfers"]),
         .executable(name: "reach", targets: ["reach"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // libnl-3 / libnl-route-3 and the kernel headers; imported only by ReachabilityLinux.
@@ -47,11 +51,37 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Policy-gated, resumable HTTP downloads (async-http-client). Kept apart so the monitor
+        // modules build without NIO.
+        .target(
+            name: "ReachabilityTransfers",
+            dependencies: [
+                "Reachability",
+                "ReachabilityCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // A real HTTP/1.1 server for tests and benchmarks: Range, validators, injected faults.
+        .executableTarget(
+            name: "reach-testserver",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "reach",
             dependencies: [
                 "Reachability",
                 "ReachabilityCore",
+                "ReachabilityTransfers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -78,8 +108,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "ReachabilityTransfersTests",
+            dependencies: ["ReachabilityTransfers", "Reachability", "ReachabilityCore", "ReachabilityTestKit", "reach-testserver"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "ReachCLITests",
-            dependencies: ["ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit", "reach"],
+            dependencies: ["ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit", "reach", "reach-testserver"],
             swiftSettings: strictSettings
         ),
     ],

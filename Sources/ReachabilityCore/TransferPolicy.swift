@@ -1,0 +1,155 @@
+/// A transfer the policy decides about.
+public struct Transfer: Sendable, Hashable {
+    public enum Direction: String, Sendable, Hashable, Codable { case download, upload }
+
+    /// `userInitiated` transfers (someone is waiting for them) may exceed the size limits, as
+    /// an explicit tap on "download now over cellular" does on a phone; `background` ones may not.
+    public enum Priority: String, Sendable, Hashable, Codable { case background, normal, userInitiated }
+
+    public var direction: Direction
+    /// The bytes still to move, if known (drives the size limits).
+    public var expectedBytes: Int64?
+    public var priority: Priority
+
+    public init(direction: Direction = .download, expectedBytes: Int64? = nil, priority: Priority = .normal) {
+        self.direction = direction
+        self.expectedBytes = expectedBytes
+        self.priority = priority
+    }
+}
+
+/// Why a transfer may not run on the current path; modelled on Android DownloadManager's
+/// paused reasons and `NWPath.unsatisfiedReason`.
+public enum TransferWaitReason: Sendable, Hashable, CustomStringConvertible {
+    /// Nothing is reachable.
+    case noNetwork
+    /// The path is cellular and the policy forbids cellular.
+    case cellularNotAllowed
+    /// The path is expensive (metered) and the policy forbids expensive paths.
+    case expensiveNotAllowed
+    /// The path's type is not among the allowed ones.
+    case typeNotAllowed(NetworkPath.Status)
+    /// The transfer is larger than the limit for cellular paths.
+    case overCellularSizeLimit(limit: Int64)
+    /// The transfer is larger than the limit for expensive paths.
+    case overExpensiveSizeLimit(limit: Int64)
+    /// The path allows it again, but has not done so for long enough yet (hysteresis).
+    case settling(remaining: Duration)
+
+    public var description: String {
+        switch self {
+        case .noNetwork: "waiting for a network"
+        case .cellularNotAllowed: "cellular not allowed"
+        case .expensiveNotAllowed: "expensive (metered) network not allowed"
+        case .typeNotAllowed(let status): "\(status) not allowed"
+        case .overCellularSizeLimit(let limit): "larger than the cellular limit of \(ByteCount.text(limit))"
+        case .overExpensiveSizeLimit(let limit): "larger than the metered-network limit of \(ByteCount.text(limit))"
+        case .settling(let remaining): "network changed; resuming in \(ByteCount.seconds(remaining))"
+        }
+    }
+
+    /// A short stable token for JSON output: `noNetwork`, `cellularNotAllowed`, …
+    public var code: String {
+        switch self {
+        case .noNetwork: "noNetwork"
+        case .cellularNotAllowed: "cellularNotAllowed"
+        case .expensiveNotAllowed: "expensiveNotAllowed"
+        case .typeNotAllowed: "typeNotAllowed"
+        case .overCellularSizeLimit: "overCellularSizeLimit"
+        case .overExpensiveSizeLimit: "overExpensiveSizeLimit"
+        case .settling: "settling"
+        }
+    }
+}
+
+/// The policy's answer for one path and transfer.
+public enum TransferDecision: Sendable, Hashable {
+    case allow
+    case wait(TransferWaitReason)
+
+    public var isAllowed: Bool { self == .allow }
+}
+
+/// Rules that gate transfers by network: "no downloads over 50 MB on cellular", "only on
+/// unmetered networks", "Wi-Fi or wired only". A pure function of a path and a transfer.
+public struct TransferPolicy: Sendable, Hashable {
+    /// Path types a transfer may use (`unreachable` is never allowed).
+    public var allowedStatuses: Set<NetworkPath.Status>
+    public var allowsCellular: Bool
+    public var allowsExpensive: Bool
+    /// Transfers larger than this wait for a non-cellular path (unless user-initiated).
+    public var cellularSizeLimit: Int64?
+    /// Transfers larger than this wait for an inexpensive path (unless user-initiated).
+    public var expensiveSizeLimit: Int64?
+    /// After a pause, how long the path must keep allowing before the transfer resumes, so a
+    /// Wi-Fi roam or a flapping link does not start and stop it repeatedly. Pausing is immediate.
+    public var resumeAfter: Duration
+
+    public init(
+        allowedStatuses: Set<NetworkPath.Status> = [.wifi, .cellular, .wired, .other], allowsCellular: Bool = true,
+        allowsExpensive: Bool = true, cellularSizeLimit: Int64? = nil, expensiveSizeLimit: Int64? = nil,
+        resumeAfter: Duration = .seconds(2)
+    ) {
+        self.allowedStatuses = allowedStatuses
+        self.allowsCellular = allowsCellular
+        self.allowsExpensive = allowsExpensive
+        self.cellularSizeLimit = cellularSizeLimit
+        self.expensiveSizeLimit = expensiveSizeLimit
+        self.resumeAfter = resumeAfter
+    }
+
+    /// Anything reachable.
+    public static let any = TransferPolicy()
+    /// Only paths that are not expensive.
+    public static let unmetered = TransferPolicy(allowsExpensive: false)
+    public static let wifiOnly = TransferPolicy(allowedStatuses: [.wifi])
+    public static let wiredOnly = TransferPolicy(allowedStatuses: [.wired])
+
+    public func decide(_ path: NetworkPath, for transfer: Transfer = Transfer()) -> TransferDecision {
+        guard path.isReachable else { return .wait(.noNetwork) }
+        if path.status == .cellular && !allowsCellular { return .wait(.cellularNotAllowed) }
+        if path.isExpensive && !allowsExpensive { return .wait(.expensiveNotAllowed) }
+        guard allowedStatuses.contains(path.status) else { return .wait(.typeNotAllowed(path.status)) }
+        if transfer.priority != .userInitiated, let size = transfer.expectedBytes {
+            if path.status == .cellular, let limit = cellularSizeLimit, size > limit { return .wait(.overCellularSizeLimit(limit: limit)) }
+            if path.isExpensive, let limit = expensiveSizeLimit, size > limit { return .wait(.overExpensiveSizeLimit(limit: limit)) }
+        }
+        return .allow
+    }
+}
+
+/// Byte counts and durations as people read them: `50 MB`, `1.5 GiB`, `2.0 s`.
+public enum ByteCount {
+    public static func text(_ bytes: Int64) -> String {
+        let units: [(Int64, String)] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")]
+        for (size, name) in units where bytes >= size {
+            let value = Double(bytes) / Double(size)
+            let rounded = (value * 10).rounded() / 10
+            return rounded == rounded.rounded() ? "\(Int64(rounded)) \(name)" : "\(rounded) \(name)"
+        }
+        return "\(bytes) B"
+    }
+
+    public static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return "\(Double(milliseconds) / 1000) s"
+    }
+
+    /// Parses `50MB`, `50M`, `1.5GiB`, `700k`, `1024` (bytes). Decimal units are powers of
+    /// 1000, binary ones (`KiB`, `MiB`, `GiB`) and bare letters powers of 1024.
+    public static func parse(_ text: String) -> Int64? {
+        let trimmed = text.trimmingSpaces
+        let digits = trimmed.prefix { $0.isNumber || $0 == "." }
+        guard !digits.isEmpty, let value = Double(digits), value >= 0 else { return nil }
+        let unit = trimmed.dropFirst(digits.count).trimmingSpaces.lowercased()
+        let multipliers: [String: Double] = [
+            "": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1_048_576, "mb": 1_000_000, "mib": 1_048_576,
+            "g": 1_073_741_824, "gb": 1_000_000_000, "gib": 1_073_741_824, "t": 1_099_511_627_776, "tb": 1_000_000_000_000,
+            "tib": 1_099_511_627_776,
+        ]
+        guard let multiplier = multipliers[unit] else { return nil }
+        let bytes = value * multiplier
+        guard bytes < 9.2e18 else { return nil }
+        return Int64(bytes.rounded())
+    }
+}

@@ -1,0 +1,107 @@
+import Reachability
+import ReachabilityCore
+import ReachabilityTestKit
+import Synchronization
+import Testing
+
+private let running: LinkFlags = [.up, .lowerUp, .running]
+
+private func snapshot(_ name: String) -> NetworkSnapshot {
+    NetworkSnapshot(
+        interfaces: [InterfaceFacts(name: name, index: 2, flags: running, hardwareType: 1, kind: "veth")],
+        addresses: [InterfaceAddress(interfaceIndex: 2, family: .ipv4, address: "192.0.2.2", prefixLength: 24)],
+        defaultRoutes: [DefaultRoute(family: .ipv4, interfaceIndex: 2)])
+}
+
+private final class EventLog: Sendable {
+    let events = Mutex<[TransferGate.Event]>([])
+    func record(_ event: TransferGate.Event) { events.withLock { $0.append(event) } }
+    var all: [TransferGate.Event] { events.withLock { $0 } }
+
+    func wait(for event: TransferGate.Event) async {
+        while !all.contains(event) { await Task.yield() }
+    }
+}
+
+/// A job that runs until cancelled, counting its runs, or finishes when told.
+private final class Job: Sendable {
+    let runs = Mutex(0)
+    let finish = Mutex(false)
+
+    func body() async throws -> String {
+        let run = runs.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        while !finish.withLock({ $0 }) {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
+        return "finished in run \(run)"
+    }
+}
+
+@Suite("TransferGate")
+struct TransferGateTests {
+    private func monitor(_ source: FakeNetworkSource) throws -> NetworkMonitor {
+        NetworkMonitor(
+            source: source,
+            configuration: MonitorConfiguration(overrides: [try OverrideRule(parsing: "wifi0=wifi"), try OverrideRule(parsing: "cell0=cellular")]),
+            clock: ContinuousClock())
+    }
+
+    @Test func pausesOnCellularAndResumesOnWiFiAfterSettling() async throws {
+        let source = FakeNetworkSource(initial: snapshot("wifi0"))
+        let clock = TestClock()
+        let gate = TransferGate(monitor: try monitor(source), policy: TransferPolicy(allowsCellular: false, resumeAfter: .seconds(3)), clock: clock)
+        let log = EventLog()
+        let job = Job()
+        let outcome = Task { try await gate.run(Transfer(), onEvent: log.record) { try await job.body() } }
+
+        await log.wait(for: .started)
+        source.send(snapshot("cell0"))
+        await log.wait(for: .paused(.cellularNotAllowed))
+        source.send(snapshot("wifi0"))
+        await log.wait(for: .waiting(.settling(remaining: .seconds(3))))
+        #expect(job.runs.withLock { $0 } == 1)
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(3))
+        await log.wait(for: .resumed)
+        job.finish.withLock { $0 = true }
+        let result = try await outcome.value
+        #expect(result == "finished in run 2")
+        #expect(log.all == [.started, .paused(.cellularNotAllowed), .waiting(.settling(remaining: .seconds(3))), .resumed])
+    }
+
+    @Test func waitsBeforeTheFirstStart() async throws {
+        let source = FakeNetworkSource(initial: snapshot("cell0"))
+        let gate = TransferGate(monitor: try monitor(source), policy: TransferPolicy(cellularSizeLimit: 1000, resumeAfter: .zero), clock: TestClock())
+        let log = EventLog()
+        let job = Job()
+        job.finish.withLock { $0 = true }
+        let outcome = Task { try await gate.run(Transfer(expectedBytes: 5000), onEvent: log.record) { try await job.body() } }
+        await log.wait(for: .waiting(.overCellularSizeLimit(limit: 1000)))
+        #expect(job.runs.withLock { $0 } == 0)
+        source.send(snapshot("wifi0"))
+        let result = try await outcome.value
+        #expect(result == "finished in run 1")
+    }
+
+    @Test func aFailingJobsErrorIsRethrown() async throws {
+        struct Broken: Error {}
+        let source = FakeNetworkSource(initial: snapshot("wifi0"))
+        let gate = TransferGate(monitor: try monitor(source), policy: .any, clock: TestClock())
+        await #expect(throws: Broken.self) { try await gate.run { () async throws -> Int in throw Broken() } }
+    }
+
+    @Test func waitUntilAllowedReturnsTheAllowingPath() async throws {
+        let source = FakeNetworkSource(initial: snapshot("cell0"))
+        let gate = TransferGate(monitor: try monitor(source), policy: .unmetered)
+        let log = EventLog()
+        let waiter = Task { try await gate.waitUntilAllowed(onEvent: log.record) }
+        await log.wait(for: .waiting(.expensiveNotAllowed))
+        source.send(snapshot("wifi0"))
+        let path = try await waiter.value
+        #expect(path.status == .wifi)
+    }
+}
