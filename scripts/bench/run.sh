@@ -17,7 +17,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 
 if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then
-    swift build -c release --product reach --scratch-path .build-release >&2
+    swift build -c release --static-swift-stdlib --product reach --scratch-path .build-release >&2
 fi
 
 exec python3 "$repo/scripts/bench/bench_monitor.py" --reach "$repo/.build-release/release/reach" "$@"
