@@ -6,11 +6,14 @@ struct Reach: AsyncParsableCommand {
         commandName: "reach",
         abstract: "Whether this host is online, and how: Wi-Fi, cellular, wired, or not at all.",
         discussion: """
-            Exit codes: 0 success (status: reachable), 1 runtime failure (netlink, sysfs), \
-            2 unreachable (status), 64 bad usage, option value or configuration file.
+            Exit codes: 0 success (status: reachable), 1 runtime failure (netlink, sysfs) or \
+            timeout (wait), 2 unreachable (status), 64 bad usage, option value or configuration \
+            file; run exits with its command's status.
             """,
         version: "0.1.0",
-        subcommands: [StatusCommand.self, WatchCommand.self, InterfacesCommand.self, ConfigCommand.self],
+        subcommands: [
+            StatusCommand.self, WatchCommand.self, InterfacesCommand.self, WaitCommand.self, RunCommand.self, ConfigCommand.self,
+        ],
         defaultSubcommand: StatusCommand.self
     )
 }
