@@ -96,12 +96,8 @@ struct ReachWaitRunTests {
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        // nsenter runs reach as its child: find reach, then the command among reach's children.
-        var reachPID = ""
-        for _ in 0..<500 where reachPID.isEmpty {
-            reachPID = try TestNamespace.execute(["sh", "-c", "pgrep -P \(process.processIdentifier) || true"]).trimmingCharacters(in: .whitespacesAndNewlines)
-            if reachPID.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-        }
+        // nsenter execs reach (no fork): the process started is reach itself.
+        let reachPID = String(process.processIdentifier)
         let children = { try TestNamespace.execute(["sh", "-c", "pgrep -x sleep -P \(reachPID) || true"]).trimmingCharacters(in: .whitespacesAndNewlines) }
         try await Task.sleep(for: .milliseconds(300))
         #expect(try children().isEmpty)
