@@ -6,14 +6,20 @@ public import ReachabilityCore
 public enum NetlinkSnapshotReader {
     /// Dumps links, addresses and default routes, runs the route lookups and reads sysfs.
     public static func read(_ configuration: NetlinkConfiguration = NetlinkConfiguration()) throws(NetlinkError) -> NetworkSnapshot {
-        guard let namespace = configuration.namespace else { return try readHere(configuration) }
+        try read(configuration, towards: [])
+    }
+
+    /// The current state, with `lookups` and `markedLookups` towards `destinations` (addresses)
+    /// instead of the probes when any are given: for "which way would traffic to X go?".
+    public static func read(_ configuration: NetlinkConfiguration = NetlinkConfiguration(), towards destinations: [String]) throws(NetlinkError) -> NetworkSnapshot {
+        guard let namespace = configuration.namespace else { return try readHere(configuration, destinations: destinations) }
         let outcome: Result<NetworkSnapshot, NetlinkError> = OwnerThread.run(name: "reach-snapshot") {
             do throws(NamespaceError) {
                 try namespace.enterOnCurrentThread()
             } catch {
                 return .failure(NetlinkError("enter namespace", errno: error.errno))
             }
-            return Result { () throws(NetlinkError) in try readHere(configuration) }
+            return Result { () throws(NetlinkError) in try readHere(configuration, destinations: destinations) }
         }
         return try outcome.get()
     }
@@ -38,20 +44,5 @@ public enum NetlinkSnapshotReader {
             (snapshot.lookups, snapshot.markedLookups) = queries.lookups(destinations, marks: table.ruleMarks)
         }
         return snapshot
-    }
-
-    /// The current state, with `lookups` and `markedLookups` towards `destinations` (addresses)
-    /// instead of the probes: for "which way would traffic to X go?".
-    public static func read(_ configuration: NetlinkConfiguration = NetlinkConfiguration(), towards destinations: [String]) throws(NetlinkError) -> NetworkSnapshot {
-        guard let namespace = configuration.namespace else { return try readHere(configuration, destinations: destinations) }
-        let outcome: Result<NetworkSnapshot, NetlinkError> = OwnerThread.run(name: "reach-snapshot") {
-            do throws(NamespaceError) {
-                try namespace.enterOnCurrentThread()
-            } catch {
-                return .failure(NetlinkError("enter namespace", errno: error.errno))
-            }
-            return Result { () throws(NetlinkError) in try readHere(configuration, destinations: destinations) }
-        }
-        return try outcome.get()
     }
 }
