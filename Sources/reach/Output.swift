@@ -11,6 +11,11 @@ func printError(_ text: String) {
     writeAll(2, text + "\n")
 }
 
+/// Writes to stderr without adding a newline (progress redraws).
+func printErrorRaw(_ text: String) {
+    writeAll(2, text)
+}
+
 /// Unbuffered: each line reaches a pipe as soon as it is printed.
 private func writeAll(_ fd: Int32, _ text: String) {
     var bytes = Array(text.utf8)[...]

@@ -12,7 +12,8 @@ struct Reach: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            StatusCommand.self, WatchCommand.self, InterfacesCommand.self, WaitCommand.self, RunCommand.self, ConfigCommand.self,
+            StatusCommand.self, WatchCommand.self, InterfacesCommand.self, WaitCommand.self, RunCommand.self, GetCommand.self,
+            ConfigCommand.self,
         ],
         defaultSubcommand: StatusCommand.self
     )

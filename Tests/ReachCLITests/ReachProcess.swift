@@ -1,7 +1,11 @@
 import Foundation
+import Glibc
 import ReachabilityLinux
 import ReachabilityTestKit
 import Synchronization
+
+/// The test HTTP server built beside `reach`.
+let testServerBinary: String = URL(fileURLWithPath: reachBinary).deletingLastPathComponent().appendingPathComponent("reach-testserver").path
 
 /// The built `reach` binary, beside the test bundle in the build directory.
 let reachBinary: String = {
@@ -49,10 +53,10 @@ final class ReachStream {
     private let buffer = LineBuffer()
     private let reader: Thread
 
-    init(_ arguments: [String], in namespace: TestNamespace) throws {
+    init(_ arguments: [String], in namespace: TestNamespace?, binary: String = reachBinary) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["nsenter", "--net=\(namespace.namespace.path)", reachBinary] + arguments
+        process.arguments = (namespace.map { ["nsenter", "--net=\($0.namespace.path)"] } ?? []) + [binary] + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -89,8 +93,20 @@ final class ReachStream {
     }
 
     func stop() {
-        process.terminate()
+        if process.isRunning { process.terminate() }
         process.waitUntilExit()
+    }
+
+    /// Ends it with SIGKILL, as a crash or the OOM killer would.
+    func kill() {
+        if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Waits for it to exit by itself; returns its status.
+    func waitForExit() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 }
 

@@ -1,0 +1,192 @@
+/// One file to download.
+///
+/// The download writes `destination + ".part"` and a sidecar `destination + ".part.json"`,
+/// then renames the partial file to `destination` once it is complete (and verified).
+public struct DownloadRequest: Sendable, Hashable {
+    /// An `http` or `https` URL.
+    public var url: String
+    /// The path of the finished file. Its directory must exist and be writable.
+    public var destination: String
+    /// The expected SHA-256 of the whole file, as hex (either case); nil skips verification.
+    public var expectedSHA256: String?
+    /// A PEM file with a CA certificate trusted in addition to the system roots (for `https`).
+    public var caFile: String?
+    /// How many consecutive attempts may fail without making progress before the download
+    /// gives up (an attempt that wrote bytes resets the count).
+    public var maxAttempts: Int
+    /// The longest time without receiving anything (response head or body bytes) before the
+    /// attempt fails as timed out.
+    public var readTimeout: Duration
+
+    public init(
+        url: String, destination: String, expectedSHA256: String? = nil, caFile: String? = nil,
+        maxAttempts: Int = 5, readTimeout: Duration = .seconds(30)
+    ) {
+        self.url = url
+        self.destination = destination
+        self.expectedSHA256 = expectedSHA256
+        self.caFile = caFile
+        self.maxAttempts = maxAttempts
+        self.readTimeout = readTimeout
+    }
+}
+
+/// A snapshot of a running download, reported through the `progress` closure.
+public struct DownloadProgress: Sendable, Hashable {
+    /// Bytes of the resource in the partial file now.
+    public var bytesOnDisk: Int64
+    /// The resource's full size, when known.
+    public var totalBytes: Int64?
+    /// Body bytes received by this call of ``Downloader/download(_:progress:)``.
+    public var bytesReceivedThisRun: Int64
+    /// Bytes received again although they were already on disk and still valid, across the
+    /// runs of this process for this destination. Resuming keeps this at 0; only a server
+    /// that ignores `Range` for an unchanged resource makes it grow.
+    public var bytesRefetched: Int64
+    /// The attempt (1-based) within this call.
+    public var attempt: Int
+    /// Set when the downloader is about to wait this long before its next attempt.
+    public var retryingAfter: Duration?
+
+    public init(
+        bytesOnDisk: Int64, totalBytes: Int64?, bytesReceivedThisRun: Int64, bytesRefetched: Int64, attempt: Int,
+        retryingAfter: Duration? = nil
+    ) {
+        self.bytesOnDisk = bytesOnDisk
+        self.totalBytes = totalBytes
+        self.bytesReceivedThisRun = bytesReceivedThisRun
+        self.bytesRefetched = bytesRefetched
+        self.attempt = attempt
+        self.retryingAfter = retryingAfter
+    }
+
+    /// `bytesOnDisk / totalBytes` in `[0, 1]`, nil while the size is unknown.
+    public var fractionCompleted: Double? {
+        guard let totalBytes, totalBytes > 0 else { return nil }
+        return min(1, Double(bytesOnDisk) / Double(totalBytes))
+    }
+}
+
+/// A finished download.
+public struct DownloadResult: Sendable, Hashable {
+    /// The destination path, now holding the whole file.
+    public var path: String
+    /// The file's size.
+    public var bytes: Int64
+    /// SHA-256 of the file, lowercase hex.
+    public var sha256: String
+    /// How many times bytes on disk were given up and the download started again from 0
+    /// (resource changed, `Range` ignored, an unusable partial file), over all runs of this
+    /// process for this destination.
+    public var restarts: Int
+    /// Body bytes received over all runs of this process for this destination (pauses and
+    /// retries included). Equal to ``bytes`` when nothing had to be fetched twice and no
+    /// partial file from an earlier process was reused.
+    public var bytesDownloadedTotal: Int64
+    /// See ``DownloadProgress/bytesRefetched``.
+    public var bytesRefetched: Int64
+    /// Attempts made by the final call.
+    public var attempts: Int
+
+    public init(
+        path: String, bytes: Int64, sha256: String, restarts: Int, bytesDownloadedTotal: Int64,
+        bytesRefetched: Int64 = 0, attempts: Int = 1
+    ) {
+        self.path = path
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.restarts = restarts
+        self.bytesDownloadedTotal = bytesDownloadedTotal
+        self.bytesRefetched = bytesRefetched
+        self.attempts = attempts
+    }
+}
+
+/// What a server says about a resource, from ``Downloader/probe(_:)``.
+public struct RemoteResource: Sendable, Hashable {
+    public var url: String
+    /// The full size, when the server told it.
+    public var size: Int64?
+    /// The ETag, verbatim (quoted; `W/` for a weak one).
+    public var etag: String?
+    /// The `Last-Modified` value, verbatim.
+    public var lastModified: String?
+    /// Whether the server serves byte ranges (`Accept-Ranges: bytes`, or a `206` answer).
+    public var acceptsRanges: Bool
+
+    public init(url: String, size: Int64?, etag: String?, lastModified: String?, acceptsRanges: Bool) {
+        self.url = url
+        self.size = size
+        self.etag = etag
+        self.lastModified = lastModified
+        self.acceptsRanges = acceptsRanges
+    }
+
+    /// Whether a partial download of this resource could be resumed: ranges served and a
+    /// strong ETag or a `Last-Modified` to send in `If-Range`.
+    public var isResumable: Bool {
+        acceptsRanges && ((etag.map(EntityTag.isStrong) ?? false) || lastModified != nil)
+    }
+}
+
+/// Why a download or probe failed. ``description`` is one line naming the URL or path.
+public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// Not an `http`/`https` URL, or unparsable. Raised before any traffic.
+        case invalidURL
+        /// Could not connect (refused, no route, name not resolved), after the retries.
+        case unreachable
+        /// The server answered with this status (a `4xx`, or a `5xx`/`429` after the retries).
+        case httpStatus(Int)
+        /// The destination's directory is missing or not writable. Raised before any traffic.
+        case notWritable
+        /// The file system is full; the partial file and metadata are kept for a later resume.
+        case diskFull
+        /// The finished file's SHA-256 is not the expected one; the partial file is removed.
+        case checksumMismatch
+        /// The resource changed under every attempt (more restarts than `maxAttempts`).
+        case resourceChanged
+        /// The TLS handshake failed (untrusted or invalid certificate, unreadable CA file).
+        case tlsFailure
+        /// Nothing was received for `readTimeout`, after the retries.
+        case timedOut
+        /// The calling task was cancelled; the partial file and metadata are consistent.
+        case cancelled
+        /// Another I/O or protocol failure (connection reset after the retries, a file error).
+        case io
+    }
+
+    public var kind: Kind
+    /// The URL the error is about.
+    public var url: String
+    /// The local path the error is about, if any.
+    public var path: String?
+    /// Extra detail (the underlying error), one line.
+    public var detail: String
+
+    public init(_ kind: Kind, url: String, path: String? = nil, detail: String = "") {
+        self.kind = kind
+        self.url = url
+        self.path = path
+        self.detail = detail
+    }
+
+    public var description: String {
+        let summary: String
+        switch kind {
+        case .invalidURL: summary = "invalid URL \(url)"
+        case .unreachable: summary = "cannot reach \(url)"
+        case .httpStatus(let code): summary = "\(url) answered HTTP \(code)"
+        case .notWritable: summary = "cannot write \(path ?? "the destination") for \(url)"
+        case .diskFull: summary = "disk full writing \(path ?? "the destination") from \(url) (partial file kept)"
+        case .checksumMismatch: summary = "SHA-256 mismatch for \(path ?? "the download") from \(url)"
+        case .resourceChanged: summary = "\(url) kept changing during the download"
+        case .tlsFailure: summary = "TLS failure with \(url)"
+        case .timedOut: summary = "timed out receiving \(url)"
+        case .cancelled: summary = "download of \(url) cancelled (partial file kept)"
+        case .io: summary = "I/O error with \(url)" + (path.map { " (\($0))" } ?? "")
+        }
+        let line = detail.isEmpty ? summary : "\(summary): \(detail)"
+        return String(line.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+}

@@ -1,0 +1,257 @@
+/// What a partial download on disk is known to be: the sidecar metadata (`DEST.part.json`)
+/// written before the first body byte, plus the length of `DEST.part`.
+///
+/// The length of the partial file is the truth about how many bytes are on disk; the metadata
+/// holds the validators that tell whether those bytes still belong to the remote resource.
+public struct PartialDownload: Sendable, Hashable, Codable {
+    /// The URL exactly as the request gave it.
+    public var url: String
+    /// The full size of the resource, when the server told it.
+    public var size: Int64?
+    /// The ETag of the response the bytes came from, verbatim (quoted, `W/` kept).
+    public var etag: String?
+    /// The `Last-Modified` of that response, verbatim.
+    public var lastModified: String?
+    /// Bytes known written at the last checkpoint (informational; the file's length wins).
+    public var bytesWritten: Int64
+
+    public init(url: String, size: Int64?, etag: String?, lastModified: String?, bytesWritten: Int64 = 0) {
+        self.url = url
+        self.size = size
+        self.etag = etag
+        self.lastModified = lastModified
+        self.bytesWritten = bytesWritten
+    }
+
+    /// The validator to send in `If-Range`: a strong ETag, else `Last-Modified`; never a weak
+    /// ETag (RFC 9110 §13.1.5 requires a strong comparison).
+    public var ifRangeValidator: String? {
+        if let etag, EntityTag.isStrong(etag) { return etag }
+        return lastModified
+    }
+}
+
+/// The validators and size one response tells about the resource.
+public struct ResourceValidators: Sendable, Hashable {
+    public var size: Int64?
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(size: Int64?, etag: String?, lastModified: String?) {
+        self.size = size
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+}
+
+/// The parts of a response head that resume decisions depend on.
+public struct ResponseSummary: Sendable, Hashable {
+    public var status: Int
+    public var contentLength: Int64?
+    public var contentRange: String?
+    public var etag: String?
+    public var lastModified: String?
+    public var retryAfter: String?
+
+    public init(
+        status: Int, contentLength: Int64? = nil, contentRange: String? = nil, etag: String? = nil,
+        lastModified: String? = nil, retryAfter: String? = nil
+    ) {
+        self.status = status
+        self.contentLength = contentLength
+        self.contentRange = contentRange
+        self.etag = etag
+        self.lastModified = lastModified
+        self.retryAfter = retryAfter
+    }
+}
+
+/// A `Content-Range` header value: `bytes FIRST-LAST/TOTAL`, `bytes FIRST-LAST/*` or `bytes */TOTAL`.
+public struct ContentRange: Sendable, Hashable {
+    /// The inclusive byte range sent, absent for the unsatisfied form `bytes */TOTAL`.
+    public var range: ClosedRange<Int64>?
+    /// The full size, absent when the server wrote `*`.
+    public var total: Int64?
+
+    public init(range: ClosedRange<Int64>?, total: Int64?) {
+        self.range = range
+        self.total = total
+    }
+
+    /// Parses a header value; nil when it is malformed or not in bytes.
+    public init?(_ header: String) {
+        let text = header.trimmingWhitespace()
+        guard text.lowercased().hasPrefix("bytes"), let slash = text.lastIndex(of: "/") else { return nil }
+        let rangeText = text.dropFirst("bytes".count)[..<slash].trimmingWhitespace()
+        let totalText = text[text.index(after: slash)...].trimmingWhitespace()
+        if totalText == "*" {
+            total = nil
+        } else {
+            guard let value = Int64(totalText), value >= 0 else { return nil }
+            total = value
+        }
+        if rangeText == "*" {
+            guard total != nil else { return nil }
+            range = nil
+            return
+        }
+        let bounds = rangeText.split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first >= 0, last >= first
+        else { return nil }
+        if let total, last >= total { return nil }
+        range = first...last
+    }
+}
+
+/// ETag helpers (RFC 9110 §8.8.3).
+public enum EntityTag {
+    /// Whether `tag` is a strong entity tag: quoted and without the `W/` prefix.
+    public static func isStrong(_ tag: String) -> Bool {
+        let text = tag.trimmingWhitespace()
+        return !text.hasPrefix("W/") && text.count >= 2 && text.hasPrefix("\"") && text.hasSuffix("\"")
+    }
+}
+
+/// Pure resume decisions: given what is on disk and what the server answered, what to do.
+/// No I/O; the ``Downloader`` carries the decisions out.
+public enum ResumePlanner {
+    /// The request to send.
+    public enum Plan: Sendable, Hashable {
+        /// A plain `GET` for the whole resource. `discarding` bytes of an unusable partial
+        /// (no metadata, another URL, no validator, longer than the resource) are thrown away.
+        case fresh(discarding: Int64)
+        /// `GET` with `Range: bytes=OFFSET-` and `If-Range: VALIDATOR`.
+        case resume(from: Int64, ifRange: String)
+    }
+
+    /// Why bytes on disk were given up.
+    public enum RestartReason: Sendable, Hashable {
+        /// The server sent the whole resource with a different validator: it changed.
+        case resourceChanged
+        /// The server sent the whole resource with the same validators: it ignored `Range`.
+        case rangeIgnored
+        /// A `206` whose `Content-Range` does not start at the offset asked for or is malformed.
+        case unexpectedContentRange
+        /// A `206` or `416` telling another size, or a `206` with another ETag.
+        case sizeOrValidatorMismatch
+        /// `416` although the partial file is not complete.
+        case rangeNotSatisfiable
+    }
+
+    /// What to do with a response.
+    public enum Action: Sendable, Hashable {
+        /// The body is the resource from byte 0: truncate the partial file and write from 0.
+        /// `restart` is set when bytes on disk are given up (with the reason).
+        case writeFromStart(ResourceValidators, restart: RestartReason?)
+        /// The body continues the partial file at `offset`.
+        case append(at: Int64, ResourceValidators)
+        /// The partial file already holds the whole resource (`416` for a complete file).
+        case alreadyComplete
+        /// Give up the partial file and send a fresh request without `Range`.
+        case restartWithoutRange(RestartReason)
+        /// A transient failure (`408`, `429`, `5xx`): retry later, after `Retry-After` if given.
+        case retry(status: Int)
+        /// A final failure (other `4xx`, unexpected statuses).
+        case fail(status: Int)
+    }
+
+    /// Decides the request for `url` given the sidecar metadata and the partial file's length
+    /// (nil when there is no partial file).
+    public static func plan(url: String, metadata: PartialDownload?, partLength: Int64?) -> Plan {
+        guard let partLength, partLength > 0 else { return .fresh(discarding: 0) }
+        guard let metadata, metadata.url == url, let validator = metadata.ifRangeValidator else {
+            return .fresh(discarding: partLength)
+        }
+        if let size = metadata.size, partLength > size { return .fresh(discarding: partLength) }
+        return .resume(from: partLength, ifRange: validator)
+    }
+
+    /// Decides what to do with `response` to the request made for `plan`.
+    public static func decide(plan: Plan, metadata: PartialDownload?, response: ResponseSummary) -> Action {
+        let status = response.status
+        switch status {
+        case 408, 429, 500...599: return .retry(status: status)
+        case 200, 206, 416: break
+        default: return .fail(status: status)
+        }
+        let contentRange = response.contentRange.flatMap(ContentRange.init)
+
+        switch plan {
+        case .fresh:
+            switch status {
+            case 200:
+                return .writeFromStart(
+                    ResourceValidators(size: response.contentLength, etag: response.etag, lastModified: response.lastModified),
+                    restart: nil
+                )
+            case 206:
+                // Not asked for; usable only when it starts at byte 0 (the rest is resumed later).
+                guard let contentRange, let range = contentRange.range, range.lowerBound == 0 else {
+                    return .retry(status: status)
+                }
+                return .writeFromStart(
+                    ResourceValidators(size: contentRange.total, etag: response.etag, lastModified: response.lastModified),
+                    restart: nil
+                )
+            default:
+                return .fail(status: status)
+            }
+
+        case .resume(let offset, _):
+            let known = metadata
+            switch status {
+            case 200:
+                let validators = ResourceValidators(
+                    size: response.contentLength, etag: response.etag, lastModified: response.lastModified
+                )
+                return .writeFromStart(validators, restart: sameResource(known, validators) ? .rangeIgnored : .resourceChanged)
+            case 206:
+                guard let contentRange, let range = contentRange.range else {
+                    return .restartWithoutRange(.unexpectedContentRange)
+                }
+                guard range.lowerBound == offset else { return .restartWithoutRange(.unexpectedContentRange) }
+                if let expected = known?.size, let total = contentRange.total, expected != total {
+                    return .restartWithoutRange(.sizeOrValidatorMismatch)
+                }
+                if let stored = known?.etag, EntityTag.isStrong(stored), let sent = response.etag, sent != stored {
+                    return .restartWithoutRange(.sizeOrValidatorMismatch)
+                }
+                let size = contentRange.total ?? known?.size
+                if let size, range.upperBound >= size { return .restartWithoutRange(.unexpectedContentRange) }
+                return .append(
+                    at: offset,
+                    ResourceValidators(
+                        size: size, etag: response.etag ?? known?.etag,
+                        lastModified: response.lastModified ?? known?.lastModified
+                    )
+                )
+            default:  // 416
+                guard let size = known?.size, offset == size else { return .restartWithoutRange(.rangeNotSatisfiable) }
+                if let total = contentRange?.total, total != size { return .restartWithoutRange(.sizeOrValidatorMismatch) }
+                return .alreadyComplete
+            }
+        }
+    }
+
+    /// Whether a full response describes the same resource the partial bytes came from.
+    static func sameResource(_ metadata: PartialDownload?, _ validators: ResourceValidators) -> Bool {
+        guard let metadata else { return false }
+        if let size = metadata.size, let newSize = validators.size, size != newSize { return false }
+        if let etag = metadata.etag, EntityTag.isStrong(etag) {
+            return validators.etag == etag
+        }
+        if let lastModified = metadata.lastModified {
+            return validators.lastModified == lastModified
+        }
+        return false
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return String(text)
+    }
+}

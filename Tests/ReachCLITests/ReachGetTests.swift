@@ -1,0 +1,183 @@
+import Foundation
+import Glibc
+import ReachabilityLinux
+import ReachabilityTestKit
+import Testing
+
+/// A `reach-testserver` serving `directory` on 127.0.0.1 (inside `namespace` when given).
+private struct TestServer {
+    let stream: ReachStream
+    let port: Int
+    let log: String
+
+    init(root: String, log: String, in namespace: TestNamespace?) async throws {
+        stream = try ReachStream(["--root", root, "--port", "0", "--log", log], in: namespace, binary: testServerBinary)
+        let line = try await stream.waitForLine { $0.hasPrefix("listening on ") }
+        port = try #require(Int(line.split(separator: ":").last ?? ""))
+        self.log = log
+    }
+
+    func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
+
+    /// The `Range` headers of the GET requests the server saw, in order (nil: no Range).
+    func ranges() throws -> [String?] {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return try text.split(separator: "\n").compactMap { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            guard object?["method"] as? String == "GET" else { return nil }
+            return .some(object?["range"] as? String)
+        }
+    }
+
+    func bytesSent() throws -> Int {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return try text.split(separator: "\n").reduce(0) { total, line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return total + (object?["method"] as? String == "GET" ? (object?["bytes"] as? Int ?? 0) : 0)
+        }
+    }
+}
+
+private func randomFile(_ path: String, bytes: Int) throws -> String {
+    var generator = SystemRandomNumberGenerator()
+    let data = Data((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    try data.write(to: URL(fileURLWithPath: path))
+    return try TestNamespace.execute(["sha256sum", path]).split(separator: " ").first.map(String.init) ?? ""
+}
+
+/// A namespace with an uplink (`up0`, a veth with a default route), so the path is reachable:
+/// `reach get` waits for a network otherwise, even for a server on loopback.
+private func onlineNamespace() async throws -> TestNamespace {
+    let ns = try TestNamespace()
+    try ns.ipBatch(["link add up0 type veth peer name up0-peer", "link set up0-peer up", "link set up0 up", "addr add 10.9.0.2/24 dev up0"])
+    for _ in 0..<300 where !(try ns.ip("link", "show", "up0").contains("LOWER_UP")) { try await Task.sleep(for: .milliseconds(10)) }
+    try ns.ip("route", "add", "default", "via", "10.9.0.1", "dev", "up0")
+    return ns
+}
+
+private func jsonEvents(_ stream: ReachStream) -> [[String: Any]] {
+    stream.received.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}
+
+@Suite("reach get", .enabled(if: TestNamespace.isSupported), .serialized)
+struct ReachGetTests {
+    @Test func pausesWhenTheRouteMovesToCellularAndResumesOnWiFiLosingNoByte() async throws {
+        let ns = try TestNamespace()
+        try ns.ipBatch([
+            "link add va type veth peer name va-peer", "link add wa type veth peer name wa-peer",
+            "link set va-peer up", "link set wa-peer up", "link set va up", "link set wa up",
+            "addr add 10.1.0.2/24 dev va", "addr add 10.2.0.2/24 dev wa",
+        ])
+        for _ in 0..<300 where !(try ns.ip("link", "show", "wa").contains("LOWER_UP")) { try await Task.sleep(for: .milliseconds(10)) }
+        try ns.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "100")
+
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let size = 3_000_000
+        let sha = try randomFile(files.path + "/big.bin", bytes: size)
+        // The server runs on the namespace's loopback; the path is what the routes say.
+        let server = try await TestServer(root: files.path, log: files.path + "/requests.log", in: ns)
+        defer { server.stream.stop() }
+        let destination = files.path + "/out/big.bin"
+        try FileManager.default.createDirectory(atPath: files.path + "/out", withIntermediateDirectories: true)
+
+        let get = try ReachStream(
+            ["get", "--json", "--no-cellular", "--settle", "0.2", "--override", "va=wifi", "--override", "wa=cellular", "--sysfs-root", "/nonexistent",
+             "--sha256", sha, "-o", destination, server.url("big.bin?slow=1000000")], in: ns)
+        defer { get.stop() }
+        _ = try await get.waitForLine { $0.contains("\"event\":\"progress\"") && !$0.contains("\"bytes\":0,") }
+        // (The download is throttled to 1 MB/s by the server, so it is mid-way now.)
+
+        // A cheaper-metric default route through the cellular veth: the path is now cellular.
+        try ns.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        let paused = try await get.waitForLine { $0.contains("\"event\":\"paused\"") }
+        #expect(paused.contains("\"reason\":\"cellularNotAllowed\""))
+        let partial = (try? FileManager.default.attributesOfItem(atPath: destination + ".part")[.size] as? Int) ?? 0
+        #expect(partial > 0 && partial < size)
+        let pausedAt = get.received.count
+
+        try ns.ip("route", "del", "default", "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        _ = try await get.waitForLine(after: pausedAt) { $0.contains("\"event\":\"resumed\"") }
+        let done = try await get.waitForLine(bound: .seconds(60)) { $0.contains("\"event\":\"done\"") }
+        #expect(get.waitForExit() == 0)
+
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(done.utf8)) as? [String: Any])
+        #expect(result["sha256"] as? String == sha)
+        #expect(result["bytes"] as? Int == size)
+        #expect(result["downloaded"] as? Int == size)
+        #expect(result["refetched"] as? Int == 0)
+        #expect(try TestNamespace.execute(["sha256sum", destination]).hasPrefix(sha))
+        // The server sent every byte exactly once: the second request started where the first stopped.
+        let ranges = try server.ranges()
+        #expect(ranges.count >= 2)
+        #expect(ranges.first == .some(nil))
+        #expect(ranges.dropFirst().allSatisfy { $0?.hasPrefix("bytes=") == true })
+        #expect(try server.bytesSent() == size)
+        #expect(jsonEvents(get).contains { $0["event"] as? String == "paused" && ($0["message"] as? String) == "cellular not allowed" })
+    }
+
+    @Test func aKilledDownloadResumesOnTheNextRun() async throws {
+        let ns = try await onlineNamespace()
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let size = 2_000_000
+        let sha = try randomFile(files.path + "/data.bin", bytes: size)
+        let server = try await TestServer(root: files.path, log: files.path + "/requests.log", in: ns)
+        defer { server.stream.stop() }
+        let destination = files.path + "/data.out"
+
+        let first = try ReachStream(["get", "--json", "-o", destination, server.url("data.bin?slow=1000000")], in: ns)
+        defer { first.stop() }
+        _ = try await first.waitForLine { $0.contains("\"event\":\"progress\"") && !$0.contains("\"bytes\":0,") }
+        first.kill()
+        let partial = try #require(try FileManager.default.attributesOfItem(atPath: destination + ".part")[.size] as? Int)
+        #expect(partial > 0 && partial < size)
+        #expect(FileManager.default.fileExists(atPath: destination + ".part.json"))
+
+        // The same URL: a partial file of another URL is never resumed.
+        let second = try ReachStream(["get", "--json", "--sha256", sha, "-o", destination, server.url("data.bin?slow=1000000")], in: ns)
+        defer { second.stop() }
+        let done = try await second.waitForLine(bound: .seconds(60)) { $0.contains("\"event\":\"done\"") }
+        #expect(second.waitForExit() == 0)
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(done.utf8)) as? [String: Any])
+        #expect(result["sha256"] as? String == sha)
+        #expect(result["refetched"] as? Int == 0)
+        let resumedFrom = try #require(try server.ranges().last ?? nil)
+        #expect(resumedFrom == "bytes=\(partial)-")
+        #expect(result["downloaded"] as? Int == size - partial)
+        #expect(result["restarts"] as? Int == 0)
+        #expect(!FileManager.default.fileExists(atPath: destination + ".part"))
+        #expect(!FileManager.default.fileExists(atPath: destination + ".part.json"))
+    }
+
+    @Test(arguments: [
+        (["get", "ftp://example.invalid/x"], "not an http:// or https:// URL: 'ftp://example.invalid/x'"),
+        (["get", "--max-cellular", "lots", "http://127.0.0.1:9/x"], "--max-cellular: not a size: 'lots'"),
+        (["get", "--sha256", "abc", "http://127.0.0.1:9/x"], "--sha256: expected 64 hex digits"),
+    ])
+    func badUsageExits64(_ arguments: [String], _ message: String) throws {
+        let result = try reach(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message))
+    }
+
+    @Test func aMissingFileAndANotWritableDestinationAreClearErrors() async throws {
+        let ns = try await onlineNamespace()
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        _ = try randomFile(files.path + "/a.bin", bytes: 1000)
+        let server = try await TestServer(root: files.path, log: files.path + "/requests.log", in: ns)
+        defer { server.stream.stop() }
+        let missing = try reach(["get", "-o", files.path + "/x", server.url("missing.bin")], in: ns)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("answered HTTP 404"))
+        #expect(!FileManager.default.fileExists(atPath: files.path + "/x"))
+
+        let requestsBefore = try server.ranges().count
+        let unwritable = try reach(["get", "-o", "/nonexistent/dir/a.bin", server.url("a.bin")], in: ns)
+        #expect(unwritable.status == 64)
+        #expect(unwritable.stderr.contains("/nonexistent/dir"))
+        // Refused before any download request.
+        #expect(try server.ranges().count == requestsBefore)
+    }
+}
