@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Benchmark `reach get` against curl, and measure pausing on a route switch.
+
+1. Throughput: the same file (1 GiB; --quick: 256 MiB) from a local nginx on 127.0.0.1,
+   downloaded by curl and by `reach get`, alternately, N times each. Reports MiB/s, the
+   ratio, CPU seconds and peak RSS (ru_maxrss), for two file sizes to show RSS is flat.
+2. Pausing: inside a private network namespace, `reach get --json --no-cellular` downloads a
+   throttled file from reach-testserver on the namespace's loopback while the default route
+   is switched between a "wifi" and a "cellular" veth; for each switch to cellular, the time
+   from the `ip route` command to the `paused` event. At the end: SHA-256 of the file, bytes
+   downloaded in total, bytes refetched (target 0).
+
+Only loopback and the benchmark's own namespace carry traffic; the namespace is deleted and
+nginx stopped even on failure. Prints a table and writes scripts/bench/results/get-*.json.
+"""
+import argparse, atexit, hashlib, json, os, resource, shutil, signal, subprocess, sys, tempfile, threading, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+cleanups = []
+
+
+def cleanup():
+    while cleanups:
+        try:
+            cleanups.pop()()
+        except Exception as error:  # keep cleaning
+            print(f"cleanup: {error}", file=sys.stderr)
+
+
+atexit.register(cleanup)
+for sig in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(sig, lambda *_: sys.exit(130))
+
+
+def run_measured(command):
+    """Runs a command; returns (wall seconds, cpu seconds, peak RSS MiB, exit status)."""
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - start
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def make_file(path, size):
+    chunk = os.urandom(1 << 20)
+    with open(path, "wb") as out:
+        for _ in range(size >> 20):
+            out.write(chunk)
+
+
+def start_nginx(root, port, work):
+    conf = os.path.join(work, "nginx.conf")
+    with open(conf, "w") as out:
+        out.write(f"""daemon off; worker_processes 1; pid {work}/nginx.pid; error_log {work}/nginx.err;
+events {{ worker_connections 64; }}
+http {{ access_log off; sendfile on; tcp_nopush on;
+  client_body_temp_path {work}; proxy_temp_path {work}; fastcgi_temp_path {work}; uwsgi_temp_path {work}; scgi_temp_path {work};
+  server {{ listen 127.0.0.1:{port}; root {root}; }} }}
+""")
+    process = subprocess.Popen(["nginx", "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cleanups.append(lambda: (process.terminate(), process.wait(10)))
+    for _ in range(100):
+        try:
+            subprocess.run(["curl", "-sf", "-o", "/dev/null", "-r", "0-0", f"http://127.0.0.1:{port}/"], timeout=2)
+            return
+        except Exception:
+            time.sleep(0.05)
+
+
+def throughput(reach, work, sizes, runs, port):
+    root = os.path.join(work, "www")
+    os.makedirs(root, exist_ok=True)
+    results = []
+    for size in sizes:
+        name = f"file-{size >> 20}M.bin"
+        make_file(os.path.join(root, name), size)
+        url = f"http://127.0.0.1:{port}/{name}"
+        for tool in ("curl", "reach"):
+            for _ in range(runs):
+                dest = os.path.join(work, "out.bin")
+                for leftover in (dest, dest + ".part", dest + ".part.json"):
+                    if os.path.exists(leftover):
+                        os.remove(leftover)
+                command = ["curl", "-sS", "-o", dest, url] if tool == "curl" else [reach, "get", "-o", dest, url]
+                wall, cpu, rss, status = run_measured(command)
+                ok = status == 0 and os.path.getsize(dest) == size
+                results.append({"tool": tool, "bytes": size, "seconds": wall, "mib_per_s": size / wall / (1 << 20),
+                                "cpu_seconds": cpu, "peak_rss_mib": rss, "ok": ok})
+                os.remove(dest)
+        os.remove(os.path.join(root, name))
+    return results
+
+
+def pausing(reach, server_binary, work, switches, size):
+    ns = f"reach-benchget-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    cleanups.append(lambda: subprocess.run(["ip", "netns", "del", ns]))
+    ip = lambda *args: subprocess.run(["ip", "-n", ns, *args], check=True)
+    ip("link", "set", "lo", "up")
+    for name, address in (("va", "10.1.0.2/24"), ("wa", "10.2.0.2/24")):
+        ip("link", "add", name, "type", "veth", "peer", "name", name + "-p")
+        ip("link", "set", name + "-p", "up")
+        ip("link", "set", name, "up")
+        ip("addr", "add", address, "dev", name)
+    time.sleep(1.5)
+    ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "100")
+    root = os.path.join(work, "srv")
+    os.makedirs(root, exist_ok=True)
+    data = os.urandom(size)
+    with open(os.path.join(root, "paced.bin"), "wb") as out:
+        out.write(data)
+    expected = hashlib.sha256(data).hexdigest()
+    server = subprocess.Popen(["ip", "netns", "exec", ns, server_binary, "--root", root, "--port", "0"],
+                              stdout=subprocess.PIPE, text=True)
+    cleanups.append(lambda: (server.terminate(), server.wait(10)))
+    port = int(server.stdout.readline().strip().rsplit(":", 1)[1])
+    dest = os.path.join(work, "paced.out")
+    rate = max(size // 8, 1)  # about 8 s of transfer
+    get = subprocess.Popen(["ip", "netns", "exec", ns, reach, "get", "--json", "--no-cellular", "--settle", "0.3",
+                            "--override", "va=wifi", "--override", "wa=cellular", "--sysfs-root", "/nonexistent",
+                            "--sha256", expected, "-o", dest, f"http://127.0.0.1:{port}/paced.bin?slow={rate}"],
+                           stdout=subprocess.PIPE, text=True)
+    cleanups.append(lambda: get.poll() is None and get.kill())
+    events, arrivals = [], []
+    condition = threading.Condition()
+
+    def reader():
+        for line in get.stdout:
+            stamp = time.monotonic()
+            with condition:
+                events.append(json.loads(line))
+                arrivals.append(stamp)
+                condition.notify_all()
+        with condition:
+            condition.notify_all()
+
+    threading.Thread(target=reader, daemon=True).start()
+
+    def wait_for(kind, after, timeout=20):
+        deadline = time.monotonic() + timeout
+        with condition:
+            while True:
+                for index in range(after, len(events)):
+                    if events[index]["event"] == kind:
+                        return index
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(kind)
+                condition.wait(left)
+
+    wait_for("progress", 0)
+    latencies = []
+    for _ in range(switches):
+        start = len(events)
+        issued = time.monotonic()
+        ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        index = wait_for("paused", start)
+        latencies.append((arrivals[index] - issued) * 1000)
+        time.sleep(0.2)
+        start = len(events)
+        ip("route", "del", "default", "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        wait_for("resumed", start)
+        time.sleep(0.4)
+    done = events[wait_for("done", 0, timeout=120)]
+    get.wait(30)
+    with open(dest, "rb") as produced:
+        digest = hashlib.sha256(produced.read()).hexdigest()
+    latencies.sort()
+    return {"switches": switches, "pause_latency_ms": latencies,
+            "p50_ms": latencies[len(latencies) // 2], "max_ms": latencies[-1],
+            "sha256_ok": digest == expected, "bytes": size, "downloaded": done.get("downloaded"),
+            "refetched": done.get("refetched"), "restarts": done.get("restarts"), "exit": get.returncode}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reach", default=os.path.join(ROOT, ".build-release/release/reach"))
+    parser.add_argument("--server", default=os.path.join(ROOT, ".build-release/release/reach-testserver"))
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--port", type=int, default=18080)
+    args = parser.parse_args()
+    sizes = [64 << 20, 256 << 20] if args.quick else [256 << 20, 1 << 30]
+    work = tempfile.mkdtemp(prefix="reach-bench-get-")
+    cleanups.append(lambda: shutil.rmtree(work, ignore_errors=True))
+    start_nginx(os.path.join(work, "www"), args.port, work)
+    os.makedirs(os.path.join(work, "www"), exist_ok=True)
+    rows = throughput(args.reach, work, sizes, 1 if args.quick else args.runs, args.port)
+    pause = pausing(args.reach, args.server, work, 3 if args.quick else 5, 4 << 20)
+
+    print(f"reach get benchmark  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}  ({'quick' if args.quick else 'full'})")
+    print("1 throughput from local nginx (best of runs)")
+    print(f"  {'size':>8} {'tool':6} {'MiB/s':>8} {'CPU s':>7} {'peak RSS MiB':>13}")
+    summary = {}
+    for size in sizes:
+        for tool in ("curl", "reach"):
+            best = max((r for r in rows if r["tool"] == tool and r["bytes"] == size), key=lambda r: r["mib_per_s"])
+            summary[(tool, size)] = best
+            print(f"  {size >> 20:>6}Mi {tool:6} {best['mib_per_s']:8.0f} {best['cpu_seconds']:7.2f} {best['peak_rss_mib']:13.1f}"
+                  f"{'' if best['ok'] else '  FAILED'}")
+    big = sizes[-1]
+    ratio = summary[("reach", big)]["mib_per_s"] / summary[("curl", big)]["mib_per_s"]
+    rss_growth = summary[("reach", big)]["peak_rss_mib"] - summary[("reach", sizes[0])]["peak_rss_mib"]
+    print(f"  throughput ratio reach/curl at {big >> 20} MiB: {ratio:.2f} (target >= 0.90: {'met' if ratio >= 0.9 else 'NOT MET'})")
+    print(f"  reach peak RSS growth from {sizes[0] >> 20} to {big >> 20} MiB: {rss_growth:+.1f} MiB (flat in file size)")
+    print(f"2 pausing on a route switch to cellular, {pause['switches']} switches during one {pause['bytes'] >> 20} MiB download")
+    print(f"  route command -> paused event: p50 {pause['p50_ms']:.1f} ms, max {pause['max_ms']:.1f} ms")
+    print(f"  bytes refetched: {pause['refetched']} (target 0); downloaded {pause['downloaded']} of {pause['bytes']}; "
+          f"restarts {pause['restarts']}; sha256 {'ok' if pause['sha256_ok'] else 'MISMATCH'}; exit {pause['exit']}")
+    os.makedirs(os.path.join(ROOT, "scripts/bench/results"), exist_ok=True)
+    out = os.path.join(ROOT, "scripts/bench/results", time.strftime("get-%Y%m%dT%H%M%SZ.json", time.gmtime()))
+    with open(out, "w") as handle:
+        json.dump({"throughput": rows, "ratio": ratio, "rss_growth_mib": rss_growth, "pausing": pause}, handle, indent=2)
+    print(f"JSON: {out}")
+
+
+if __name__ == "__main__":
+    main()

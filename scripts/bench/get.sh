@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Benchmarks `reach get` against curl (local nginx) and measures pausing on a route switch.
+#   sudo scripts/bench/get.sh [--quick]
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+[[ $(id -u) -eq 0 ]] || { echo "get.sh: must run as root (it creates a network namespace)" >&2; exit 2; }
+scripts/setup.sh nginx-light curl
+if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then
+    swift build -c release --static-swift-stdlib --product reach --scratch-path .build-release >&2
+    swift build -c release --product reach-testserver --scratch-path .build-release >&2
+fi
+exec python3 "$repo/scripts/bench/bench_get.py" "$@"
