@@ -15,7 +15,9 @@ swift build --build-tests
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 set +e
-swift test --skip-build 2>&1 | tee "$log"
+# Serial: parallel tests tearing down dozens of namespaces at once keep the kernel's RTNL lock
+# busy for seconds (namespace cleanup), which stalls every other test's netlink traffic.
+swift test --skip-build --no-parallel 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 

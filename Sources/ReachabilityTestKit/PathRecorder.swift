@@ -64,7 +64,7 @@ public final class PathRecorder: Sendable {
 
     /// Returns the first path, received after `after` earlier ones, that satisfies `predicate`.
     public func wait(
-        after: Int = 0, timeout: Duration = .seconds(20), _ predicate: @escaping @Sendable (NetworkPath) -> Bool
+        after: Int = 0, timeout: Duration = .seconds(60), _ predicate: @escaping @Sendable (NetworkPath) -> Bool
     ) async throws -> NetworkPath {
         let id = storage.state.withLock { state -> UInt64 in
             defer { state.nextID += 1 }

@@ -104,6 +104,7 @@ public struct DownloadResult: Sendable, Hashable {
 
 /// What a server says about a resource, from ``Downloader/probe(_:)``.
 public struct RemoteResource: Sendable, Hashable {
+    /// The URL probed.
     public var url: String
     /// The full size, when the server told it.
     public var size: Int64?
@@ -131,6 +132,7 @@ public struct RemoteResource: Sendable, Hashable {
 
 /// Why a download or probe failed. ``description`` is one line naming the URL or path.
 public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, for programs to switch on.
     public enum Kind: Sendable, Hashable {
         /// Not an `http`/`https` URL, or unparsable. Raised before any traffic.
         case invalidURL
@@ -156,6 +158,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         case io
     }
 
+    /// What went wrong.
     public var kind: Kind
     /// The URL the error is about.
     public var url: String

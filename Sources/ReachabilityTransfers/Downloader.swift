@@ -418,6 +418,9 @@ public final class Downloader: Sendable {
         var metadata: PartialDownload?
     }
 
+    /// How much is written between two `sync_file_range` calls.
+    static let writebackStep: Int64 = 16 << 20
+
     /// Runs one request in a child task next to a watchdog that ends it when nothing arrives
     /// for `readTimeout` (head or body).
     private func runAttempt(
@@ -564,6 +567,7 @@ public final class Downloader: Sendable {
         var lastReport = clock.now
         var lastCheckpoint = lastReport
         var bytesAtLastReport = part.length
+        var writebackFrom = part.length
         let report0 = DownloadProgress(
             bytesOnDisk: part.length, totalBytes: validators.size, bytesReceivedThisRun: progressBase.receivedThisRun,
             bytesRefetched: progressBase.refetched, attempt: progressBase.attempt
@@ -586,6 +590,11 @@ public final class Downloader: Sendable {
                 report.received += count
                 if before < refetchLimit { report.refetched += min(count, refetchLimit - before) }
                 let length = before + count
+                if length - writebackFrom >= Self.writebackStep {
+                    // Overlap the disk writeback with the transfer (the finish fsyncs less).
+                    part.startWriteback(offset: writebackFrom, length: length - writebackFrom)
+                    writebackFrom = length
+                }
                 if now - lastReport >= .milliseconds(50) || length - bytesAtLastReport >= 4 << 20 {
                     lastReport = now
                     bytesAtLastReport = length

@@ -33,8 +33,11 @@ public struct PartialDownload: Sendable, Hashable, Codable {
 
 /// The validators and size one response tells about the resource.
 public struct ResourceValidators: Sendable, Hashable {
+    /// The full size of the resource, when known.
     public var size: Int64?
+    /// The ETag, verbatim.
     public var etag: String?
+    /// The `Last-Modified` value, verbatim.
     public var lastModified: String?
 
     public init(size: Int64?, etag: String?, lastModified: String?) {
@@ -46,11 +49,17 @@ public struct ResourceValidators: Sendable, Hashable {
 
 /// The parts of a response head that resume decisions depend on.
 public struct ResponseSummary: Sendable, Hashable {
+    /// The HTTP status code.
     public var status: Int
+    /// `Content-Length`, parsed.
     public var contentLength: Int64?
+    /// `Content-Range`, verbatim.
     public var contentRange: String?
+    /// `ETag`, verbatim.
     public var etag: String?
+    /// `Last-Modified`, verbatim.
     public var lastModified: String?
+    /// `Retry-After`, verbatim.
     public var retryAfter: String?
 
     public init(

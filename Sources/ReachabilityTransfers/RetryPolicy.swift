@@ -5,8 +5,11 @@
 /// waits a random time in `[d/2, d]` where `d = min(baseDelay · 2^(n-1), maxDelay)`. A
 /// `Retry-After` (seconds or an HTTP-date) is honoured, capped at `maxRetryAfter`.
 public struct RetryPolicy: Sendable, Hashable {
+    /// The ceiling of the first wait (later ones double it).
     public var baseDelay: Duration
+    /// The largest wait without `Retry-After`.
     public var maxDelay: Duration
+    /// The largest wait a server's `Retry-After` can ask for.
     public var maxRetryAfter: Duration
 
     public init(

@@ -83,7 +83,7 @@ final class ReachStream {
     var received: [String] { buffer.lines.withLock { $0 } }
 
     /// Waits for a line after the first `after` ones that satisfies `predicate`.
-    func waitForLine(after: Int = 0, bound: Duration = .seconds(20), _ predicate: (String) -> Bool) async throws -> String {
+    func waitForLine(after: Int = 0, bound: Duration = .seconds(60), _ predicate: (String) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + bound
         while ContinuousClock.now < deadline {
             if let line = received.dropFirst(after).first(where: predicate) { return line }

@@ -77,8 +77,9 @@ struct KernelMonitorIntegrationTests {
         #expect(cellular.primary?.name == "wa")
         #expect(cellular.isExpensive)
 
+        let beforeDelete = recorder.paths.count
         try ns.ip("route", "del", "default", "via", "10.2.0.1", "dev", "wa", "metric", "50")
-        _ = try await recorder.wait(after: recorder.paths.count) { $0.status == .wifi }
+        _ = try await recorder.wait(after: beforeDelete) { $0.status == .wifi }
 
         try ns.ip("route", "del", "default", "via", "10.1.0.1", "dev", "va", "metric", "100")
         let gone = try await recorder.wait { $0.status == .unreachable && $0.interface(named: "va") != nil }
@@ -117,12 +118,14 @@ struct KernelMonitorIntegrationTests {
         try ns.ip("link", "set", "va", "down")
         let down = try await recorder.wait { $0.status == .unreachable }
         #expect(down.interface(named: "va")?.isUp == false)
+        let beforeUp = recorder.paths.count
         try ns.ip("link", "set", "va", "up")
         try ns.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va")
-        _ = try await recorder.wait(after: recorder.paths.count) { $0.status == .wifi }
+        _ = try await recorder.wait(after: beforeUp) { $0.status == .wifi }
         // Carrier loss: the route stays but the link cannot carry traffic.
+        let beforeCarrierLoss = recorder.paths.count
         try ns.ip("link", "set", "vb", "down")
-        let noCarrier = try await recorder.wait(after: recorder.paths.count) { $0.status == .unreachable }
+        let noCarrier = try await recorder.wait(after: beforeCarrierLoss) { $0.status == .unreachable }
         #expect(noCarrier.interface(named: "va")?.isUp == true)
         #expect(noCarrier.interface(named: "va")?.isRunning == false)
         await recorder.cancel()
