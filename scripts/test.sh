@@ -5,7 +5,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-scripts/setup.sh
+# curl and openssl: the test server's contract test and the TLS test (a real `openssl s_server`).
+scripts/setup.sh curl openssl
 
 if [[ $(id -u) -ne 0 ]]; then
     echo "test: not root: the namespace integration tests will be skipped (CI=true makes them fail)" >&2
