@@ -67,7 +67,6 @@ final class LinkTable {
         links[facts.index] = facts
         // Routes through a link that goes down vanish without RTM_DELROUTE: re-dump then.
         if carriesDefault && previous?.flags != facts.flags { routeRelevantChange = true }
-        if previous == nil || previous?.flags != facts.flags { routeRelevantChange = routeRelevantChange || carriesDefault }
     }
 
     private func applyAddress(_ object: OpaquePointer, deleted: Bool) {

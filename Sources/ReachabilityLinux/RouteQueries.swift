@@ -34,14 +34,12 @@ final class RouteQueries {
     func defaultRoutes() throws(NetlinkError) -> [DefaultRoute] {
         var routes: [DefaultRoute] = []
         // One AF_UNSPEC dump answers for both families in one round trip.
-        do {
-            for route in try dump(family: AF_UNSPEC) where route.isDefault && route.type == RouteMessage.unicast && !route.isClone {
-                guard let addressFamily = route.addressFamily else { continue }
-                for hop in route.nextHops where hop.interfaceIndex > 0 {
-                    routes.append(DefaultRoute(
-                        family: addressFamily, interfaceIndex: hop.interfaceIndex, metric: route.metric,
-                        table: route.table, gateway: hop.gateway))
-                }
+        for route in try dump(family: AF_UNSPEC) where route.isDefault && route.type == RouteMessage.unicast && !route.isClone {
+            guard let addressFamily = route.addressFamily else { continue }
+            for hop in route.nextHops where hop.interfaceIndex > 0 {
+                routes.append(DefaultRoute(
+                    family: addressFamily, interfaceIndex: hop.interfaceIndex, metric: route.metric,
+                    table: route.table, gateway: hop.gateway))
             }
         }
         return routes

@@ -89,7 +89,6 @@ struct GetCommand: AsyncParsableCommand {
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        display.finish()
         let worst = outcomes.max() ?? 0
         if worst != 0 { throw ExitCode(worst) }
     }

@@ -110,8 +110,6 @@ final class ProgressDisplay: Sendable {
         }
     }
 
-    func finish() {}
-
     private func rate(_ row: Row) -> Double {
         guard let progress = row.progress else { return 0 }
         let seconds = Double(Self.nowNanoseconds() - row.startedAt) / 1e9

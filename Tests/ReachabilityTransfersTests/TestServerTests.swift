@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The test server's own HTTP contract, checked with curl (an independent client).
-@Suite("reach-testserver", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "needs curl"))
+@Suite("reach-testserver", .enabled(if: requiredUnderCI(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")), "needs curl"))
 struct TestServerTests {
     /// Status line and headers (lowercased names) of a response, and the body size.
     struct Response {

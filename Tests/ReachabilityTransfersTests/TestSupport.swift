@@ -225,6 +225,12 @@ func leavePartial(
 
 /// Whether a small tmpfs can be mounted here (root with CAP_SYS_ADMIN). Under `CI=true` the
 /// disk-full test runs regardless, and fails if it cannot mount.
+/// A tool-dependent test runs when the tool is there, and always under `CI=true` (where
+/// `scripts/test.sh` installs it), so a missing tool fails there instead of skipping.
+func requiredUnderCI(_ available: @autoclosure () -> Bool) -> Bool {
+    ProcessInfo.processInfo.environment["CI"] == "true" || available()
+}
+
 enum TmpfsSupport {
     static let isSupported: Bool = {
         if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
