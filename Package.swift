@@ -11,13 +11,13 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Reachability",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Reachability", targets: ["Reachability"]),
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
         .library(name: "ReachabilityTestKit", targets: ["ReachabilityTestKit"]),
         .library(name: "ReachabilityTransfers", targets: ["ReachabilityTransfers"]),
         .executable(name: "reach", targets: ["reach"]),
+        .executable(name: "reach-transfer", targets: ["reach-transfer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // libnl-3 / libnl-route-3 and the kernel headers; imported only by ReachabilityLinux.
@@ -39,7 +40,7 @@ let package = Package(
         // The only importer of CNetlink: netlink thread, dumps, route lookups, sysfs, namespaces.
         .target(
             name: "ReachabilityLinux",
-            dependencies: ["ReachabilityCore", "CNetlink"],
+            dependencies: ["ReachabilityCore", "CNetlink", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSettings
         ),
         // Public façade: NetworkMonitor, configuration, debounce.
@@ -78,9 +79,36 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What both command-line executables share: global options, output, formatters, checks.
+        .target(
+            name: "ReachCommands",
+            dependencies: [
+                "Reachability",
+                "ReachabilityCore",
+                "ReachabilityLinux",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The monitor commands (status, watch, interfaces, wait, run, config): no HTTP stack, so
+        // they stay small; `reach get` execs reach-transfer, git's subcommand model.
         .executableTarget(
             name: "reach",
             dependencies: [
+                "ReachCommands",
+                "Reachability",
+                "ReachabilityCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The transfer commands (get), with async-http-client, NIO and BoringSSL.
+        .executableTarget(
+            name: "reach-transfer",
+            dependencies: [
+                "ReachCommands",
                 "Reachability",
                 "ReachabilityCore",
                 "ReachabilityTransfers",
@@ -116,7 +144,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachCLITests",
-            dependencies: ["ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit", "reach", "reach-testserver"],
+            dependencies: ["ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit", "reach", "reach-transfer", "reach-testserver"],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,4 +1,5 @@
 import AsyncAlgorithms
+import Dispatch
 public import ReachabilityCore
 import ReachabilityLinux
 import Synchronization
@@ -12,35 +13,24 @@ import Synchronization
 /// }
 /// ```
 ///
-/// ``paths`` yields the current path first, then one path per real change (equal paths are
-/// never repeated). Any number of tasks may iterate it at once, each with its own iterator; a
-/// cancelled one does not disturb the others. The netlink thread starts with the first
-/// iterator and is stopped, its sockets closed, when the last one ends. Each iterator buffers
-/// only the newest path: a slow consumer skips intermediate states, never sees stale ones.
+/// ``paths`` yields the current path first, then one path per change (equal paths are never
+/// repeated); ``paths(distinctBy:debounce:)`` yields only changes of a part of the path, such as
+/// its ``NetworkPath/summary``. Any number of tasks may iterate at once, each with its own
+/// iterator; a cancelled one does not disturb the others. The netlink thread starts with the
+/// first iterator (off the cooperative thread pool) and is stopped, its sockets closed, when the
+/// last one ends. Each iterator buffers only the newest path: a slow consumer skips intermediate
+/// states, never sees stale ones. The lifecycle is ``MonitorLifecycle``.
 public final class NetworkMonitor: Sendable {
     private let source: any NetworkStateSource
     private let evaluator: PathEvaluator
-    private let debounce: Duration
-    private let runDebounced: @Sendable (AsyncStream<NetworkPath>, @escaping @Sendable (NetworkPath) -> Void) async -> Void
-    private let state = Mutex(State())
-
-    private struct State {
-        var subscribers: [UInt64: AsyncThrowingStream<NetworkPath, any Error>.Continuation] = [:]
-        var nextID: UInt64 = 0
-        var latest: NetworkPath?
-        var run: Run?
-        var starting = false
-    }
-
-    private struct Run {
-        var subscription: (any NetworkStateSubscription)?
-        var changes: AsyncStream<NetworkPath>.Continuation?
-        var pump: Task<Void, Never>?
-    }
+    private let defaultDebounce: Duration
+    private let runDebounced: PathSubscriber.DebounceRunner
+    private let lifecycle = Mutex(MonitorLifecycle<PathSubscriber, any NetworkStateSubscription>())
+    private let subscriberIDs = Atomic<UInt64>(0)
 
     /// A monitor of the kernel's network state.
     public convenience init(configuration: MonitorConfiguration = MonitorConfiguration()) {
-        self.init(source: KernelNetworkSource(configuration: configuration.netlink), configuration: configuration, clock: ContinuousClock())
+        self.init(source: KernelNetworkSource(configuration: configuration), configuration: configuration, clock: ContinuousClock())
     }
 
     /// A monitor over any source, debouncing on `clock` (inject a test clock to drive time).
@@ -48,27 +38,43 @@ public final class NetworkMonitor: Sendable {
     where C.Duration == Duration {
         self.source = source
         self.evaluator = PathEvaluator(classifier: Classifier(overrides: configuration.overrides))
-        self.debounce = configuration.debounce
-        let interval = configuration.debounce
-        self.runDebounced = { changes, deliver in
+        self.defaultDebounce = configuration.debounce
+        self.runDebounced = { changes, interval, deliver in
             for await path in changes.debounce(for: interval, clock: clock) { deliver(path) }
         }
     }
 
-    /// The live sequence of paths.
-    public var paths: NetworkPathUpdates { NetworkPathUpdates(monitor: self) }
+    /// Every change of the path, debounced by the configuration's `debounce`.
+    public var paths: NetworkPathUpdates {
+        NetworkPathUpdates(monitor: self, isSame: { $0 == $1 }, debounce: defaultDebounce)
+    }
+
+    /// The current path, then each path whose `key` differs from the last one delivered:
+    /// `paths(distinctBy: \.summary)` ignores interfaces coming and going that do not change how
+    /// the host is connected. Paths that are no change by `key` are dropped before the
+    /// debounce, so they never delay a real change. `debounce` defaults to the configuration's.
+    public func paths<Key: Equatable & SendableMetatype>(
+        distinctBy key: @escaping @Sendable (NetworkPath) -> Key, debounce: Duration? = nil
+    ) -> NetworkPathUpdates {
+        NetworkPathUpdates(monitor: self, isSame: { key($0) == key($1) }, debounce: debounce ?? defaultDebounce)
+    }
 
     /// The path now: the latest published one while the monitor runs, else a fresh reading.
     public func currentPath() throws -> NetworkPath {
-        if let latest = state.withLock({ $0.run != nil ? $0.latest : nil }) { return latest }
+        if let latest = lifecycle.withLock({ $0.latest }) { return latest }
         return evaluator.evaluate(try source.snapshot())
     }
 
     /// Which interface, transport and cost traffic to `host` (a name or an address) would use
     /// now, one answer per address family it resolves to. Asks the kernel (policy routing
-    /// included); a tunnel egress comes with its underlay.
+    /// included); a tunnel egress comes with its underlay; an address of this host is `local`.
     public func routes(to host: String) throws -> [DestinationRoute] {
-        let destinations = try HostResolver.addresses(of: host)
+        let destinations: [String]
+        do throws(ResolutionError) {
+            destinations = try HostResolver.addresses(of: host)
+        } catch {
+            throw HostResolutionError(host: host, reason: error.reason)
+        }
         let snapshot = try source.snapshot(towards: destinations)
         return evaluator.routes(for: snapshot.lookups, marked: snapshot.markedLookups, in: snapshot)
     }
@@ -78,93 +84,54 @@ public final class NetworkMonitor: Sendable {
 
     // MARK: Subscribers
 
-    func subscribe() -> AsyncThrowingStream<NetworkPath, any Error> {
+    func subscribe(isSame: @escaping @Sendable (NetworkPath, NetworkPath) -> Bool, debounce: Duration) -> AsyncThrowingStream<NetworkPath, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: NetworkPath.self, bufferingPolicy: .bufferingNewest(1))
-        let (id, mustStart) = state.withLock { state -> (UInt64, Bool) in
-            let id = state.nextID
-            state.nextID += 1
-            state.subscribers[id] = continuation
-            if state.run != nil, let latest = state.latest { continuation.yield(latest) }
-            let mustStart = state.run == nil && !state.starting
-            if mustStart { state.starting = true }
-            return (id, mustStart)
+        let subscriber = PathSubscriber(output: continuation, isSame: isSame, quietTime: debounce, debounce: runDebounced)
+        let id = subscriberIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        continuation.onTermination = { [weak self, subscriber] _ in
+            subscriber.close()
+            self?.unsubscribe(id)
         }
-        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
-        if mustStart { start() }
+        let startRun = lifecycle.withLock { lifecycle -> UInt64? in
+            switch lifecycle.subscribe(id, subscriber) {
+            case .startSource(let run): return run
+            // Under the lock, so a path published concurrently cannot overtake the replay.
+            case .replay(let latest): subscriber.receive(latest)
+            case .wait: break
+            }
+            return nil
+        }
+        if let startRun { start(run: startRun) }
         return stream
     }
 
     private func unsubscribe(_ id: UInt64) {
-        let run = state.withLock { state -> Run? in
-            state.subscribers[id] = nil
-            guard state.subscribers.isEmpty, !state.starting, let run = state.run else { return nil }
-            state.run = nil
-            state.latest = nil
-            return run
-        }
-        if let run { stop(run) }
+        lifecycle.withLock { $0.unsubscribe(id) }?.cancel()
     }
 
-    private func start() {
-        var run = Run()
-        if debounce > .zero {
-            let (changes, continuation) = AsyncStream.makeStream(of: NetworkPath.self, bufferingPolicy: .bufferingNewest(16))
-            run.changes = continuation
-            let debounced = runDebounced
-            run.pump = Task { [weak self] in
-                await debounced(changes) { [weak self] path in self?.deliver(path) }
-            }
-        }
-        let changes = run.changes
-        let initialDelivered = Mutex(false)
-        do {
-            let evaluator = self.evaluator
+    /// Starts the source on a dispatch thread: its start blocks while the kernel is dumped, sysfs
+    /// and leases are read, which must not hold a thread of the cooperative pool.
+    private func start(run: UInt64) {
+        let source = self.source
+        let evaluator = self.evaluator
+        DispatchQueue.global(qos: .userInitiated).async { [weak self] in
             let cache = CacheBox()
-            run.subscription = try source.start { [weak self] snapshot in
-                let path = cache.value.withLock { evaluator.evaluate(snapshot, cache: &$0) }
-                // The first path is the current state: never delayed.
-                let isFirst = initialDelivered.withLock { delivered in
-                    defer { delivered = true }
-                    return !delivered
+            do {
+                let subscription = try source.start { [weak self] snapshot in
+                    let path = cache.value.withLock { evaluator.evaluate(snapshot, cache: &$0) }
+                    self?.publish(path, run: run)
                 }
-                if let changes, !isFirst { changes.yield(path) } else { self?.deliver(path) }
+                guard let self else { return subscription.cancel() }
+                self.lifecycle.withLock { $0.started(run: run, subscription) }?.cancel()
+            } catch {
+                let waiting = self?.lifecycle.withLock { $0.startFailed(run: run) } ?? []
+                for subscriber in waiting { subscriber.fail(error) }
             }
-        } catch {
-            run.changes?.finish()
-            run.pump?.cancel()
-            let waiting = state.withLock { state in
-                defer {
-                    state.subscribers.removeAll()
-                    state.starting = false
-                }
-                return Array(state.subscribers.values)
-            }
-            for continuation in waiting { continuation.finish(throwing: error) }
-            return
         }
-        let orphaned = state.withLock { state -> Bool in
-            state.starting = false
-            if state.subscribers.isEmpty { return true }
-            state.run = run
-            return false
-        }
-        if orphaned { stop(run) }
     }
 
-    private func stop(_ run: Run) {
-        run.subscription?.cancel()
-        run.changes?.finish()
-        run.pump?.cancel()
-    }
-
-    /// Publishes a path to every subscriber unless it equals the last one.
-    private func deliver(_ path: NetworkPath) {
-        let targets = state.withLock { state -> [AsyncThrowingStream<NetworkPath, any Error>.Continuation] in
-            guard state.latest != path else { return [] }
-            state.latest = path
-            return Array(state.subscribers.values)
-        }
-        for continuation in targets { continuation.yield(path) }
+    private func publish(_ path: NetworkPath, run: UInt64) {
+        for subscriber in lifecycle.withLock({ $0.received(path, run: run) }) { subscriber.receive(path) }
     }
 }
 
@@ -178,9 +145,11 @@ private final class CacheBox: Sendable {
 public struct NetworkPathUpdates: AsyncSequence, Sendable {
     public typealias Element = NetworkPath
     let monitor: NetworkMonitor
+    let isSame: @Sendable (NetworkPath, NetworkPath) -> Bool
+    let debounce: Duration
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: monitor.subscribe().makeAsyncIterator())
+        Iterator(base: monitor.subscribe(isSame: isSame, debounce: debounce).makeAsyncIterator())
     }
 
     public struct Iterator: AsyncIteratorProtocol {

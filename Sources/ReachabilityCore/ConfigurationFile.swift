@@ -17,43 +17,36 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// Every problem in a configuration file's text (empty when it is valid): for `reach config
     /// check`, which reports them all rather than the first.
     public static func problems(in text: String, name: String) -> [ConfigurationFileError] {
-        var problems: [ConfigurationFileError] = []
-        var remaining = text
-        var offset = 0
-        while true {
-            do {
-                _ = try ConfigurationFile(parsing: remaining, name: name)
-                return problems
-            } catch {
-                var problem = error
-                problem.line += offset
-                problems.append(problem)
-                // Continue after the bad line.
-                let lines = remaining.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-                offset += error.line
-                remaining = lines.dropFirst(error.line).joined(separator: "\n")
-            }
-        }
+        parse(text, name: name).problems
     }
 
-    /// Parses the text of a configuration file; `name` appears in errors and evidence.
+    /// Parses the text of a configuration file; `name` appears in errors and evidence. Throws
+    /// the first invalid line.
     public init(parsing text: String, name: String) throws(ConfigurationFileError) {
+        let parsed = Self.parse(text, name: name)
+        if let first = parsed.problems.first { throw first }
+        self.rules = parsed.rules
+    }
+
+    /// One pass over every line: the valid rules and every invalid line.
+    private static func parse(_ text: String, name: String) -> (rules: [OverrideRule], problems: [ConfigurationFileError]) {
         var rules: [OverrideRule] = []
-        var lineNumber = 0
+        var problems: [ConfigurationFileError] = []
+        // Editors on Windows start UTF-8 files with a byte-order mark; it is not part of a rule.
+        let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
         // `\r\n` is one Character in Swift: split on any newline, not on "\n".
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            lineNumber += 1
-            var line = Substring(rawLine)
+        for (offset, rawLine) in body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            var line = rawLine
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
-            let trimmed = line.trimmingSpaces
+            let trimmed = String(line.trimmingBlanks())
             if trimmed.isEmpty { continue }
             do {
-                rules.append(try OverrideRule(parsing: trimmed, origin: "\(name):\(lineNumber)"))
+                rules.append(try OverrideRule(parsing: trimmed, origin: "\(name):\(offset + 1)"))
             } catch {
-                throw ConfigurationFileError(file: name, line: lineNumber, text: trimmed, reason: error.reason)
+                problems.append(ConfigurationFileError(file: name, line: offset + 1, text: trimmed, reason: error.reason))
             }
         }
-        self.rules = rules
+        return (rules, problems)
     }
 }
 

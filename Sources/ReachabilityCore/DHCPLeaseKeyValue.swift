@@ -64,12 +64,12 @@ extension DHCPLeaseParser {
     static func keyValues(_ text: String) -> [String: String] {
         var values: [String: String] = [:]
         for rawLine in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
-            let line = rawLine.trimmingWhitespace()
+            let line = rawLine.trimmingBlanks()
             guard let first = line.first, first != "#", first != ";" else { continue }
             guard let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingWhitespace()
+            let key = line[..<equals].trimmingBlanks()
             guard !key.isEmpty else { continue }
-            var value = line[line.index(after: equals)...].trimmingWhitespace()
+            var value = line[line.index(after: equals)...].trimmingBlanks()
             if value.count >= 2, let open = value.first, open == "\"" || open == "'", value.last == open {
                 value = value.dropFirst().dropLast()
             }
@@ -81,15 +81,5 @@ extension DHCPLeaseParser {
     /// `VENDOR_SPECIFIC=` as systemd writes it (hex), or the literal text when it is not hex.
     static func decodeVendorSpecific(_ value: String) -> [UInt8] {
         decodeHex(value[...].utf8) ?? Array(value.utf8)
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate func trimmingWhitespace() -> Substring {
-        var result = self
-        while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
-        while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }
-        return result
     }
 }

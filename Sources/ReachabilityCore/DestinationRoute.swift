@@ -1,9 +1,9 @@
 /// How traffic to one destination would leave now: `reach status --to HOST`.
-public struct DestinationRoute: Sendable, Hashable, Codable {
+public struct DestinationRoute: Sendable, Hashable, Decodable {
     /// The destination address.
     public var destination: String
     public var family: AddressFamily
-    /// The egress interface the kernel chose (for a VPN, the tunnel).
+    /// The egress interface the kernel chose (for a VPN, the tunnel; `lo` for a local address).
     public var interface: InterfaceReference
     /// The physical interface under a tunnel egress.
     public var underlay: InterfaceReference?
@@ -11,12 +11,15 @@ public struct DestinationRoute: Sendable, Hashable, Codable {
     /// The transport the traffic really uses (the underlay's for a tunnel).
     public var status: NetworkPath.Status
     public var isExpensive: Bool
-    /// The egress can carry traffic (UP, LOWER_UP, RUNNING) and has a usable source address.
+    /// The egress can carry traffic (UP, LOWER_UP, RUNNING) and has a usable source address;
+    /// always true for a local destination.
     public var isUsable: Bool
+    /// The destination is an address of this host: traffic to it never leaves the host.
+    public var isLocal: Bool
 
     public init(
         destination: String, family: AddressFamily, interface: InterfaceReference, underlay: InterfaceReference? = nil,
-        gateway: String? = nil, status: NetworkPath.Status, isExpensive: Bool, isUsable: Bool
+        gateway: String? = nil, status: NetworkPath.Status, isExpensive: Bool, isUsable: Bool, isLocal: Bool = false
     ) {
         self.destination = destination
         self.family = family
@@ -26,21 +29,23 @@ public struct DestinationRoute: Sendable, Hashable, Codable {
         self.status = status
         self.isExpensive = isExpensive
         self.isUsable = isUsable
+        self.isLocal = isLocal
     }
 
     enum CodingKeys: String, CodingKey {
-        case destination, family, interface, underlay, gateway, status, isExpensive = "expensive", isUsable = "usable"
+        case destination, family, interface, underlay, gateway, status, isExpensive = "expensive", isUsable = "usable", isLocal = "local"
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(destination, forKey: .destination)
-        try container.encode(family, forKey: .family)
-        try container.encode(interface, forKey: .interface)
-        try container.encode(underlay, forKey: .underlay)
-        try container.encode(gateway, forKey: .gateway)
-        try container.encode(status, forKey: .status)
-        try container.encode(isExpensive, forKey: .isExpensive)
-        try container.encode(isUsable, forKey: .isUsable)
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        destination = try container.decode(String.self, forKey: .destination)
+        family = try container.decode(AddressFamily.self, forKey: .family)
+        interface = try container.decode(InterfaceReference.self, forKey: .interface)
+        underlay = try container.decodeIfPresent(InterfaceReference.self, forKey: .underlay)
+        gateway = try container.decodeIfPresent(String.self, forKey: .gateway)
+        status = try container.decode(NetworkPath.Status.self, forKey: .status)
+        isExpensive = try container.decode(Bool.self, forKey: .isExpensive)
+        isUsable = try container.decode(Bool.self, forKey: .isUsable)
+        isLocal = try container.decodeIfPresent(Bool.self, forKey: .isLocal) ?? false
     }
 }

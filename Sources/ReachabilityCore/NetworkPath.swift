@@ -1,8 +1,9 @@
 /// How this host reaches the network right now: the value the monitor publishes.
 ///
-/// Its JSON form is a stable contract (see the README):
-/// `{"status","expensive","ipv4","ipv6","primary","underlay","interfaces"}`.
-public struct NetworkPath: Sendable, Hashable, Codable {
+/// Its JSON form is a stable contract (see the README), written by ``PathJSON`` and read back
+/// with `Decodable`:
+/// `{"status","expensive","ipv4","ipv6","primary","underlay","interfaces","identity"}`.
+public struct NetworkPath: Sendable, Hashable, Decodable {
     /// The transport of the path, in the vocabulary of Apple's reachability APIs.
     public enum Status: String, Sendable, Hashable, Codable, CaseIterable {
         case unreachable, wifi, cellular, wired, other
@@ -44,6 +45,10 @@ public struct NetworkPath: Sendable, Hashable, Codable {
 
     public var isReachable: Bool { status != .unreachable }
 
+    /// What a consumer usually means by "the network changed": everything but the interface
+    /// list (see ``PathSummary``). `monitor.paths(distinctBy: \.summary)` publishes its changes.
+    public var summary: PathSummary { PathSummary(self) }
+
     /// The interface named `name`, if present.
     public func interface(named name: String) -> Interface? { interfaces.first { $0.name == name } }
 
@@ -63,22 +68,10 @@ public struct NetworkPath: Sendable, Hashable, Codable {
         identity = try container.decodeIfPresent(PathIdentity.self, forKey: .identity) ?? .none
     }
 
-    // Explicit so that `null` is written for a missing primary or underlay (the contract).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(status, forKey: .status)
-        try container.encode(isExpensive, forKey: .isExpensive)
-        try container.encode(ipv4, forKey: .ipv4)
-        try container.encode(ipv6, forKey: .ipv6)
-        try container.encode(primary, forKey: .primary)
-        try container.encode(underlay, forKey: .underlay)
-        try container.encode(interfaces, forKey: .interfaces)
-        try container.encode(identity, forKey: .identity)
-    }
 }
 
 /// An interface named in a path: its name and type.
-public struct InterfaceReference: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct InterfaceReference: Sendable, Hashable, Decodable, CustomStringConvertible {
     public var name: String
     public var type: InterfaceType
 
@@ -91,7 +84,7 @@ public struct InterfaceReference: Sendable, Hashable, Codable, CustomStringConve
 }
 
 /// One interface as published: identity, classification, state, addresses, evidence.
-public struct Interface: Sendable, Hashable, Codable {
+public struct Interface: Sendable, Hashable, Decodable {
     public var name: String
     public var index: Int32
     public var type: InterfaceType
@@ -102,12 +95,12 @@ public struct Interface: Sendable, Hashable, Codable {
     public var isRunning: Bool
     /// `address/prefix` strings, IPv4 first.
     public var addresses: [String]
-    /// The classifier's evidence, decisive signal marked.
-    public var evidence: [String]
+    /// Every signal the classifier considered, the decisive one marked (text only in JSON).
+    public var evidence: [Evidence]
 
     public init(
         name: String, index: Int32, type: InterfaceType, isExpensive: Bool, isUp: Bool, isRunning: Bool,
-        addresses: [String] = [], evidence: [String] = []
+        addresses: [String] = [], evidence: [Evidence] = []
     ) {
         self.name = name
         self.index = index
@@ -121,5 +114,18 @@ public struct Interface: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case name, index, type, isExpensive = "expensive", isUp = "up", isRunning = "running", addresses, evidence
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        index = try container.decode(Int32.self, forKey: .index)
+        type = try container.decode(InterfaceType.self, forKey: .type)
+        isExpensive = try container.decode(Bool.self, forKey: .isExpensive)
+        isUp = try container.decode(Bool.self, forKey: .isUp)
+        isRunning = try container.decode(Bool.self, forKey: .isRunning)
+        // Offline listings (sysfs only) carry no addresses.
+        addresses = try container.decodeIfPresent([String].self, forKey: .addresses) ?? []
+        evidence = try container.decode([String].self, forKey: .evidence).map(Evidence.init(text:))
     }
 }

@@ -33,8 +33,8 @@ public struct OverrideRule: Sendable, Hashable, CustomStringConvertible {
         guard let equals = text.firstIndex(of: "=") else {
             throw OverrideRuleError(text: text, reason: "expected PATTERN=TYPE[,expensive|,inexpensive]")
         }
-        let patternText = text[..<equals].trimmingSpaces
-        let valueText = text[text.index(after: equals)...].trimmingSpaces
+        let patternText = String(text[..<equals].trimmingBlanks())
+        let valueText = String(text[text.index(after: equals)...].trimmingBlanks())
         guard !patternText.isEmpty else { throw OverrideRuleError(text: text, reason: "empty interface pattern") }
         let selector: RuleSelector
         switch RuleSelector.parse(patternText) {
@@ -43,7 +43,7 @@ public struct OverrideRule: Sendable, Hashable, CustomStringConvertible {
         }
         var type: InterfaceType?
         var expensive: Bool?
-        let tokens = valueText.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+        let tokens = valueText.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingBlanks()) }
         guard !tokens.isEmpty, !tokens.contains(where: \.isEmpty) else {
             throw OverrideRuleError(text: text, reason: "expected a type and/or expensive|inexpensive after '='")
         }
@@ -86,10 +86,4 @@ public struct OverrideRuleError: Error, Sendable, Hashable, CustomStringConverti
     }
 
     public var description: String { "invalid override '\(text)': \(reason)" }
-}
-
-extension StringProtocol {
-    var trimmingSpaces: String {
-        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" || $0 == "\r" }).reversed())
-    }
 }

@@ -80,7 +80,8 @@ public struct PathEvaluator: Sendable {
                 underlay: underlay.flatMap(view.reference), gateway: lookup.gateway,
                 status: Self.status(underlay.map(view.type) ?? reference.type),
                 isExpensive: view.cost(lookup.interfaceIndex, underlay: underlay),
-                isUsable: view.usable(lookup.interfaceIndex) && view.reachable(lookup.family, through: lookup.interfaceIndex))
+                isUsable: lookup.isLocal || (view.usable(lookup.interfaceIndex) && view.reachable(lookup.family, through: lookup.interfaceIndex)),
+                isLocal: lookup.isLocal)
         }
     }
 
@@ -103,7 +104,7 @@ public struct PathEvaluator: Sendable {
             return Interface(
                 name: facts.name, index: facts.index, type: classification.type, isExpensive: classification.isExpensive,
                 isUp: facts.flags?.contains(.up) ?? false, isRunning: facts.flags?.canCarryTraffic ?? false,
-                addresses: ordered.map(\.cidr), evidence: classification.evidenceText)
+                addresses: ordered.map(\.cidr), evidence: classification.evidence)
         }
     }
 }

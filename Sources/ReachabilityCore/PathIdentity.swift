@@ -1,7 +1,7 @@
 /// Which network a path leads into, beyond its type: a move from one Wi-Fi to another keeps the
 /// status `wifi` but changes the identity. Consumers compare identities to notice such moves
 /// (a download may want to re-validate).
-public struct PathIdentity: Sendable, Hashable, Codable {
+public struct PathIdentity: Sendable, Hashable, Decodable {
     /// The primary interface's name and index (an index changes when a device is re-plugged).
     public var interface: String?
     public var index: Int32?

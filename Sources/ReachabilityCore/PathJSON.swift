@@ -1,7 +1,7 @@
-/// Writes paths and interfaces as JSON text directly, with sorted keys: the same text as
-/// `JSONEncoder` with `.sortedKeys` and `.withoutEscapingSlashes`, without Codable's boxing and
-/// dynamic casts. `reach watch --json` writes a line per change, so this sits on the latency
-/// path (measured: it was half the CPU of a route change).
+/// The one writer of the JSON contract (paths, interfaces, destination routes): text with sorted
+/// keys and `null` for a missing optional, written directly rather than through `JSONEncoder`.
+/// `reach watch --json` writes a line per change, so this sits on the latency path (measured:
+/// Codable was half the CPU of a route change). The types are `Decodable` for consumers.
 public enum PathJSON {
     public static func text(_ path: NetworkPath, time: String? = nil) -> String {
         var out = "{"
@@ -16,14 +16,34 @@ public enum PathJSON {
         return out
     }
 
-    public static func text(_ interface: Interface) -> String {
-        "{\"addresses\":\(strings(interface.addresses)),\"evidence\":\(strings(interface.evidence)),"
-            + "\"expensive\":\(interface.isExpensive),\"index\":\(interface.index),\"name\":\(string(interface.name)),"
+    /// An interface; `withAddresses: false` leaves the key out (sysfs-only listings, which
+    /// cannot know addresses).
+    public static func text(_ interface: Interface, withAddresses: Bool = true) -> String {
+        var out = "{"
+        if withAddresses { out += "\"addresses\":\(strings(interface.addresses))," }
+        out += "\"evidence\":["
+        for (offset, evidence) in interface.evidence.enumerated() {
+            if offset > 0 { out += "," }
+            out += string(evidence.description)
+        }
+        return out + "],\"expensive\":\(interface.isExpensive),\"index\":\(interface.index),\"name\":\(string(interface.name)),"
             + "\"running\":\(interface.isRunning),\"type\":\(string(interface.type.rawValue)),\"up\":\(interface.isUp)}"
     }
 
-    public static func text(_ interfaces: [Interface]) -> String {
-        "[" + interfaces.map(text).joined(separator: ",") + "]"
+    public static func text(_ interfaces: [Interface], withAddresses: Bool = true) -> String {
+        "[" + interfaces.map { text($0, withAddresses: withAddresses) }.joined(separator: ",") + "]"
+    }
+
+    /// One destination route (`reach status --to HOST --json` writes an array of them).
+    public static func text(_ route: DestinationRoute) -> String {
+        "{\"destination\":\(string(route.destination)),\"expensive\":\(route.isExpensive),\"family\":\(string(route.family.rawValue)),"
+            + "\"gateway\":\(route.gateway.map(string) ?? "null"),\"interface\":\(reference(route.interface)),"
+            + "\"local\":\(route.isLocal),\"status\":\(string(route.status.rawValue)),\"underlay\":\(reference(route.underlay)),"
+            + "\"usable\":\(route.isUsable)}"
+    }
+
+    public static func text(_ routes: [DestinationRoute]) -> String {
+        "[" + routes.map(text).joined(separator: ",") + "]"
     }
 
     static func text(_ identity: PathIdentity) -> String {

@@ -28,10 +28,12 @@ public struct RouteLookup: Sendable, Hashable {
     public var mark: UInt32?
     /// The destination asked about.
     public var destination: String?
+    /// The destination is an address of this host (`RTN_LOCAL`): traffic never leaves it.
+    public var isLocal: Bool
 
     public init(
         family: AddressFamily, interfaceIndex: Int32, gateway: String? = nil, preferredSource: String? = nil, table: UInt32? = nil,
-        mark: UInt32? = nil, destination: String? = nil
+        mark: UInt32? = nil, destination: String? = nil, isLocal: Bool = false
     ) {
         self.family = family
         self.interfaceIndex = interfaceIndex
@@ -40,5 +42,6 @@ public struct RouteLookup: Sendable, Hashable {
         self.table = table
         self.mark = mark
         self.destination = destination
+        self.isLocal = isLocal
     }
 }

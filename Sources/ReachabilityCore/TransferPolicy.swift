@@ -138,10 +138,10 @@ public enum ByteCount {
     /// Parses `50MB`, `50M`, `1.5GiB`, `700k`, `1024` (bytes). Decimal units are powers of
     /// 1000, binary ones (`KiB`, `MiB`, `GiB`) and bare letters powers of 1024.
     public static func parse(_ text: String) -> Int64? {
-        let trimmed = text.trimmingSpaces
+        let trimmed = text.trimmingBlanks()
         let digits = trimmed.prefix { $0.isNumber || $0 == "." }
         guard !digits.isEmpty, let value = Double(digits), value >= 0 else { return nil }
-        let unit = trimmed.dropFirst(digits.count).trimmingSpaces.lowercased()
+        let unit = trimmed.dropFirst(digits.count).trimmingBlanks().lowercased()
         let multipliers: [String: Double] = [
             "": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1_048_576, "mb": 1_000_000, "mib": 1_048_576,
             "g": 1_073_741_824, "gb": 1_000_000_000, "gib": 1_073_741_824, "t": 1_099_511_627_776, "tb": 1_000_000_000_000,

@@ -8,7 +8,7 @@ public struct DHCPLeaseReader: Sendable {
     public var root: String
 
     public init(root: String = "/") {
-        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        self.root = FileSystem.normalizedRoot(root)
     }
 
     /// Hints from the newest lease of `interface`, or nil when it has none. A lease for an

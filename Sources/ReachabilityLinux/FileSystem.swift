@@ -1,43 +1,52 @@
 import Glibc
+import ReachabilityCore
+import SystemPackage
 
-/// The few file-system reads sysfs needs, without Foundation (which would pull ICU into the CLI).
-enum FileSystem {
-    /// The contents of a small file, or nil if it cannot be read.
-    static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
+/// The package's one home for reading files (sysfs, leases, configuration), without Foundation
+/// (which would pull ICU into the CLI). Every read is bounded and only of regular files: a
+/// sysfs tree or a `--config` can point anywhere, and `/dev/zero` or a FIFO must give an error,
+/// not an endless read or a hang.
+package enum FileSystem {
+    /// The largest sysfs attribute or `uevent` read (the kernel's are under a page).
+    package static let attributeLimit = 64 << 10
+
+    /// The bytes of the regular file at `path`, refused when it is anything else or larger than
+    /// `limit`. Opened non-blocking, so a FIFO cannot hang the open; symlinks are followed
+    /// (sysfs is made of them), but what they lead to must be a regular file.
+    package static func readRegularFile(_ path: String, limit: Int) throws(FileReadError) -> [UInt8] {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.nonBlocking, .closeOnExec])
+        } catch {
+            throw FileReadError(path: path, reason: "\(error)")
         }
-        return String(decoding: bytes, as: UTF8.self)
+        defer { try? descriptor.close() }
+        do {
+            guard try descriptor.stat().type == .regular else { throw FileReadError(path: path, reason: "not a regular file") }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: min(limit + 1, 16 << 10))
+            while true {
+                let count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+                if count == 0 { return bytes }
+                bytes.append(contentsOf: chunk[..<count])
+                guard bytes.count <= limit else { throw FileReadError(path: path, reason: "larger than \(limit) bytes") }
+            }
+        } catch let error as FileReadError {
+            throw error
+        } catch {
+            throw FileReadError(path: path, reason: "\(error)")
+        }
     }
 
-    /// The bytes of a file up to `limit`, or nil if it cannot be read.
+    /// The text of a small regular file, or nil if it cannot be read (sysfs: a missing
+    /// attribute is an answer, not an error).
+    static func read(_ path: String) -> String? {
+        (try? readRegularFile(path, limit: attributeLimit)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The bytes of a regular file up to `limit`, or nil if it cannot be read or is larger.
     static func readBytes(_ path: String, limit: Int = 1 << 20) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while bytes.count < limit {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-        return bytes
+        try? readRegularFile(path, limit: limit)
     }
 
     /// Modification time in nanoseconds, or nil when the path is not a regular file.
@@ -47,12 +56,12 @@ enum FileSystem {
         return Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
     }
 
-    /// The first line of a file, trimmed of whitespace.
+    /// The first line of a small file, trimmed of blanks.
     static func readValue(_ path: String) -> String? {
         guard let text = read(path) else { return nil }
         let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let trimmed = line.trimmingCharacters(in: " \t\r")
-        return trimmed.isEmpty ? nil : trimmed
+        let trimmed = line.trimmingBlanks()
+        return trimmed.isEmpty ? nil : String(trimmed)
     }
 
     static func exists(_ path: String) -> Bool {
@@ -60,7 +69,7 @@ enum FileSystem {
         return lstat(path, &info) == 0
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
@@ -94,7 +103,7 @@ enum FileSystem {
         return names.sorted()
     }
 
-    static func basename(_ path: String) -> String {
+    package static func basename(_ path: String) -> String {
         String(path.split(separator: "/").last ?? Substring(path))
     }
 
@@ -102,10 +111,16 @@ enum FileSystem {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
         return String(path[..<slash])
     }
+
+    /// A root directory option without its trailing slash (`/sys/` → `/sys`; `/` stays).
+    static func normalizedRoot(_ root: String) -> String {
+        root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+    }
 }
 
-extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        String(drop(while: { set.contains($0) }).reversed().drop(while: { set.contains($0) }).reversed())
-    }
+/// A file that could not be read: what and why, in one line.
+package struct FileReadError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var path: String
+    package var reason: String
+    package var description: String { "\(path): \(reason)" }
 }

@@ -54,5 +54,7 @@ public final class NetworkNamespace: Sendable {
 public struct NamespaceError: Error, Sendable, Hashable, CustomStringConvertible {
     public var operation: String
     public var errno: Int32
-    public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+    /// The system's words for the error: `No such file or directory`.
+    public var reason: String { String(cString: strerror(errno)) }
+    public var description: String { "\(operation): \(reason)" }
 }

@@ -16,6 +16,8 @@ struct RouteMessage {
     var nextHops: [(interfaceIndex: Int32, gateway: String?)] = []
 
     static let unicast: UInt8 = 1
+    /// `RTN_LOCAL`: the destination is one of this host's addresses.
+    static let local: UInt8 = 2
 
     var isDefault: Bool { destinationLength == 0 }
     var isClone: Bool { flags & UInt32(reach_rtm_f_cloned) != 0 }

@@ -116,7 +116,8 @@ final class RouteQueries {
         else { return nil }
         return RouteLookup(
             family: addressFamily, interfaceIndex: hop.interfaceIndex, gateway: hop.gateway,
-            preferredSource: route.preferredSource, table: route.table, mark: mark, destination: destination)
+            preferredSource: route.preferredSource, table: route.table, mark: mark, destination: destination,
+            isLocal: route.type == RouteMessage.local)
     }
 
     /// Lookups towards `destinations`, then the same with every mark in `marks`.

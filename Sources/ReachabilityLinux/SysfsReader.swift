@@ -9,7 +9,7 @@ public struct SysfsReader: Sendable {
     public var root: String
 
     public init(root: String = "/sys") {
-        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        self.root = FileSystem.normalizedRoot(root)
     }
 
     /// `ROOT/class/net`.
@@ -111,6 +111,7 @@ public struct SysfsReader: Sendable {
 /// A sysfs tree that cannot be read.
 public struct SysfsError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String
+    /// Why, without the path: `not a readable directory`.
     public var reason: String
     public var description: String { "\(path): \(reason)" }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 public import Reachability
 public import ReachabilityCore
 import Synchronization
@@ -11,9 +12,13 @@ public final class FakeNetworkSource: NetworkStateSource {
         var starts = 0
         var cancellations = 0
         var startError: (any Error)?
+        var holdNextStart = false
+        var holdingStart = false
     }
 
     private let state: Mutex<State>
+    /// Signalled by ``releaseStart()``: a held start returns.
+    private let startRelease = DispatchSemaphore(value: 0)
 
     public init(initial: NetworkSnapshot = NetworkSnapshot()) {
         state = Mutex(State(current: initial))
@@ -29,6 +34,41 @@ public final class FakeNetworkSource: NetworkStateSource {
         state.withLock { $0.startError = error }
     }
 
+    /// Makes the next `start` deliver the current snapshot and then block, as a kernel source
+    /// does while it finishes setting up, until ``releaseStart()``: for tests of what happens
+    /// while a monitor is starting.
+    public func holdNextStart() {
+        state.withLock { $0.holdNextStart = true }
+    }
+
+    /// A `start` is blocked by ``holdNextStart()`` now.
+    public var isHoldingStart: Bool { state.withLock { $0.holdingStart } }
+
+    /// Lets a held `start` return.
+    public func releaseStart() {
+        startRelease.signal()
+    }
+
+    /// Suspends until the source was cancelled `count` times (bounded, for a broken test).
+    public func waitForCancellations(_ count: Int, timeout: Duration = .seconds(10)) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while cancellations < count {
+            guard clock.now < deadline else { throw RecorderError.timedOut(lastPaths: ["cancellations: \(cancellations)"]) }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Suspends until a start is held (bounded, for a broken test).
+    public func waitUntilHoldingStart(timeout: Duration = .seconds(10)) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while !isHoldingStart {
+            guard clock.now < deadline else { throw RecorderError.timedOut(lastPaths: ["start not held"]) }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     /// Replaces the current state and delivers it to the running monitor, if any.
     public func send(_ snapshot: NetworkSnapshot) {
         let handler = state.withLock { state in
@@ -41,16 +81,22 @@ public final class FakeNetworkSource: NetworkStateSource {
     public func snapshot() throws -> NetworkSnapshot { state.withLock { $0.current } }
 
     public func start(_ handler: @escaping @Sendable (NetworkSnapshot) -> Void) throws -> any NetworkStateSubscription {
-        let current = try state.withLock { state throws -> NetworkSnapshot in
+        let (current, hold) = try state.withLock { state throws -> (NetworkSnapshot, Bool) in
             if let error = state.startError {
                 state.startError = nil
                 throw error
             }
             state.starts += 1
             state.handler = handler
-            return state.current
+            defer { state.holdNextStart = false }
+            state.holdingStart = state.holdNextStart
+            return (state.current, state.holdNextStart)
         }
         handler(current)
+        if hold {
+            startRelease.wait()
+            state.withLock { $0.holdingStart = false }
+        }
         return Subscription(source: self)
     }
 

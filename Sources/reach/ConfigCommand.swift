@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReachCommands
 import Reachability
 import ReachabilityCore
 

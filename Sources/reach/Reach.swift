@@ -1,20 +1,31 @@
 import ArgumentParser
+import ReachCommands
 
-@main
 struct Reach: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reach",
         abstract: "Whether this host is online, and how: Wi-Fi, cellular, wired, or not at all.",
         discussion: """
-            Exit codes: 0 success (status: reachable), 1 runtime failure (netlink, sysfs) or \
-            timeout (wait), 2 unreachable (status), 64 bad usage, option value or configuration \
-            file; run exits with its command's status.
+            Exit codes: 0 success (status: reachable), 1 runtime failure (netlink, sysfs, output) \
+            or timeout (wait), 2 unreachable (status), 64 bad usage, option value or configuration \
+            file; run exits with its command's status. `reach get` is carried out by \
+            reach-transfer, installed next to reach.
             """,
-        version: "0.1.0",
+        version: ReachVersion.text,
         subcommands: [
-            StatusCommand.self, WatchCommand.self, InterfacesCommand.self, WaitCommand.self, RunCommand.self, GetCommand.self,
+            StatusCommand.self, WatchCommand.self, InterfacesCommand.self, WaitCommand.self, RunCommand.self,
             ConfigCommand.self,
         ],
         defaultSubcommand: StatusCommand.self
     )
+}
+
+/// `reach get …` runs reach-transfer (the HTTP stack lives there, so the monitor commands do
+/// not map it); everything else is parsed here.
+@main
+enum ReachMain {
+    static func main() async {
+        if let external = ExternalCommand(arguments: CommandLine.arguments) { external.exec() }
+        await Reach.main()
+    }
 }

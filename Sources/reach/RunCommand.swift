@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Glibc
+import ReachCommands
 import Reachability
 import ReachabilityCore
 
@@ -26,7 +27,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("on-disallow"), help: "stop (SIGSTOP, then SIGCONT) or terminate (SIGTERM, then start again).")
     var onDisallow: OnDisallow = .stop
 
-    @Option(help: ArgumentHelp("Seconds the path must allow again before the command continues.", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("Seconds (0 to 1000000000) the path must allow again before the command continues.", valueName: "SECONDS"))
     var settle: Double = 2
 
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The command and its arguments, after --.", valueName: "COMMAND"))
@@ -35,7 +36,7 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         let command = self.command.first == "--" ? Array(self.command.dropFirst()) : self.command
         guard !command.isEmpty else { throw ValidationError("missing the command to run: reach run --when unmetered -- COMMAND [ARGS…]") }
-        guard settle >= 0 else { throw ValidationError("--settle must be 0 or more seconds, not \(settle)") }
+        _ = try OptionChecks.seconds(settle, option: "--settle")
     }
 
     private enum Input: Sendable {
@@ -51,7 +52,7 @@ struct RunCommand: AsyncParsableCommand {
         let monitor: NetworkMonitor
         do { monitor = NetworkMonitor(configuration: try global.monitorConfiguration()) } catch { throw failure(error) }
         var policy = when.policy
-        policy.resumeAfter = .milliseconds(Int64(settle * 1000))
+        policy.resumeAfter = try OptionChecks.seconds(settle, option: "--settle")
 
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         let paths = monitor.paths

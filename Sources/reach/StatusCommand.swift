@@ -1,7 +1,7 @@
 import ArgumentParser
+import ReachCommands
 import Reachability
 import ReachabilityCore
-import ReachabilityLinux
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,13 +32,13 @@ struct StatusCommand: AsyncParsableCommand {
         if !path.isReachable { throw ExitCode(2) }
     }
 
-    /// `--to HOST`: exit 0 when a usable route leads there, 2 when none does or the name does
-    /// not resolve.
+    /// `--to HOST`: exit 0 when a usable route leads there (an address of this host is
+    /// `local`, and usable), 2 when none does or the name does not resolve.
     private func runDestination(_ host: String) throws {
         let routes: [DestinationRoute]
         do {
             routes = try NetworkMonitor(configuration: global.monitorConfiguration()).routes(to: host)
-        } catch let error as ResolutionError {
+        } catch let error as HostResolutionError {
             printError("reach: \(error)")
             throw ExitCode(2)
         } catch {

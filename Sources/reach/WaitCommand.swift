@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReachCommands
 import Reachability
 import ReachabilityCore
 
@@ -8,7 +9,8 @@ struct WaitCommand: AsyncParsableCommand {
         abstract: "Wait until the network satisfies a condition.",
         discussion: """
             Exits 0 as soon as the path satisfies --for (printing it), 1 when --timeout expires \
-            first. For scripts: `reach wait --for unmetered --timeout 600 && rsync …`.
+            first. The current path is judged before the timeout starts, so --timeout 0 asks \
+            "is it so now?". For scripts: `reach wait --for unmetered --timeout 600 && rsync …`.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -16,36 +18,24 @@ struct WaitCommand: AsyncParsableCommand {
     @Option(name: .customLong("for"), help: "any, wifi, wired or unmetered (not expensive).")
     var condition: Condition = .any
 
-    @Option(help: ArgumentHelp("Give up after this many seconds (default: wait forever).", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("Give up after this many seconds (0 to 1000000000; default: wait forever).", valueName: "SECONDS"))
     var timeout: Double?
 
     @Flag(help: "Print nothing.")
     var quiet = false
 
     func validate() throws {
-        if let timeout, !(timeout >= 0) { throw ValidationError("--timeout must be 0 or more seconds, not \(timeout)") }
+        if let timeout { _ = try OptionChecks.seconds(timeout, option: "--timeout") }
     }
 
     func run() async throws {
-        let gate: TransferGate
-        do {
-            gate = TransferGate(monitor: NetworkMonitor(configuration: try global.monitorConfiguration()), policy: condition.policy)
-        } catch {
-            throw failure(error)
-        }
         let satisfied: NetworkPath?
         do {
-            satisfied = try await withThrowingTaskGroup(of: NetworkPath?.self) { group in
-                group.addTask { try await gate.waitUntilAllowed() }
-                if let timeout {
-                    group.addTask {
-                        try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
-                        return nil
-                    }
-                }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                return first
+            let gate = TransferGate(monitor: NetworkMonitor(configuration: try global.monitorConfiguration()), policy: condition.policy)
+            if let timeout {
+                satisfied = try await gate.waitUntilAllowed(timeout: try OptionChecks.seconds(timeout, option: "--timeout"))
+            } else {
+                satisfied = try await gate.waitUntilAllowed()
             }
         } catch {
             throw failure(error)

@@ -181,7 +181,7 @@ struct PathEvaluatorTests {
         snapshot.interfaces[0] = Link.make("wlan0", 2, kind: nil)
         let path = evaluator.evaluate(snapshot, cache: &cache)
         #expect(path.interface(named: "wlan0")?.type == .virtual)
-        #expect(path.interface(named: "wlan0")?.evidence.first { $0.hasSuffix("[decided]") } == "device=none -> virtual (software interface) [decided]")
+        #expect(path.interface(named: "wlan0")?.evidence.first(where: \.isDecisive)?.description == "device=none -> virtual (software interface) [decided]")
         #expect(cache.count == 2)
     }
 
@@ -193,7 +193,8 @@ struct PathEvaluatorTests {
         let wifi = try #require(path.interface(named: "wlan0"))
         #expect(wifi.addresses == ["192.0.2.10/24", "2001:db8::10/64", "fe80::1/64"])
         #expect(wifi.isUp && wifi.isRunning)
-        #expect(wifi.evidence.contains("DEVTYPE=wlan -> wifi [decided]"))
+        #expect(wifi.evidence.map(\.description).contains("DEVTYPE=wlan -> wifi [decided]"))
+        #expect(wifi.evidence.first(where: \.isDecisive) == Evidence(signal: "DEVTYPE", value: "wlan", suggests: .wifi, isDecisive: true))
         let wired = try #require(path.interface(named: "eth0"))
         #expect(wired.isUp && !wired.isRunning)
     }

@@ -6,10 +6,9 @@ import ReachabilityTestKit
 import Testing
 
 private func kernelMonitor(_ namespace: TestNamespace, overrides: [String], leaseRoot: String? = nil) throws -> NetworkMonitor {
-    let netlink = NetlinkConfiguration(
-        sysfs: SysfsReader(root: "/nonexistent/reach-test-sysfs"), namespace: namespace.namespace,
-        leases: DHCPLeaseReader(root: leaseRoot ?? "/nonexistent/reach-test-root"))
-    return NetworkMonitor(configuration: MonitorConfiguration(overrides: try overrides.map { try OverrideRule(parsing: $0) }, netlink: netlink))
+    NetworkMonitor(configuration: MonitorConfiguration(
+        overrides: try overrides.map { try OverrideRule(parsing: $0) }, sysfsRoot: "/nonexistent/reach-test-sysfs",
+        leaseRoot: leaseRoot ?? "/nonexistent/reach-test-root", namespacePath: namespace.namespace.path))
 }
 
 @Suite("Tunnel underlay and path identity against the kernel", .enabled(if: TestNamespace.isSupported), .serialized)
@@ -89,7 +88,7 @@ struct CostAndIdentityIntegrationTests {
         let path = try await recorder.wait { $0.status == .wifi }
         #expect(path.isExpensive)
         let wa = try #require(path.interface(named: "wa"))
-        #expect(wa.evidence.contains { $0.hasPrefix("dhcp=ANDROID_METERED") && $0.contains("run/systemd/netif/leases/\(index)") })
+        #expect(wa.evidence.contains { $0.signal == "dhcp" && $0.value == "ANDROID_METERED" && $0.description.contains("run/systemd/netif/leases/\(index)") })
         await recorder.cancel()
 
         // The user can say the hint is wrong.

@@ -9,8 +9,8 @@ import Testing
 /// interfaces, not the namespace's, so veths are classified by netlink facts and overrides.
 private func kernelMonitor(_ namespace: TestNamespace, overrides: [String] = []) throws -> NetworkMonitor {
     let rules = try overrides.map { try OverrideRule(parsing: $0) }
-    let netlink = NetlinkConfiguration(sysfs: SysfsReader(root: "/nonexistent/reach-test-sysfs"), namespace: namespace.namespace)
-    return NetworkMonitor(configuration: MonitorConfiguration(overrides: rules, netlink: netlink))
+    return NetworkMonitor(configuration: MonitorConfiguration(
+        overrides: rules, sysfsRoot: "/nonexistent/reach-test-sysfs", namespacePath: namespace.namespace.path))
 }
 
 /// Two veth pairs whose inner ends `va` and `wa` are up with addresses; peers `vb`, `wb`.
@@ -35,7 +35,10 @@ struct KernelMonitorIntegrationTests {
         let added = try await recorder.wait { $0.interface(named: "va") != nil && $0.interface(named: "vb") != nil }
         let va = try #require(added.interface(named: "va"))
         #expect(va.type == .virtual)
-        #expect(va.evidence.contains("kind=veth -> virtual [decided]"))
+        #expect(va.evidence.map(\.description).contains("kind=veth -> virtual [decided]"))
+        let decisive = va.evidence.first { $0.isDecisive }
+        let decided = try #require(decisive)
+        #expect(decided.signal == "kind" && decided.value == "veth" && decided.suggests == .virtual)
         #expect(!va.isUp)
 
         try ns.ip("link", "set", "va", "up")
@@ -154,7 +157,7 @@ struct KernelMonitorIntegrationTests {
         #expect(cellular.isExpensive)
         let wa = try #require(cellular.interface(named: "wa"))
         #expect(wa.type == .cellular)
-        #expect(wa.evidence.first?.hasPrefix("override=w?=cellular,expensive") == true)
+        #expect(wa.evidence.first?.description.hasPrefix("override=w?=cellular,expensive") == true)
         try ns.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "200")
         try ns.ip("route", "del", "default", "via", "10.2.0.1", "dev", "wa", "metric", "100")
         let wifi = try await recorder.wait { $0.status == .wifi }

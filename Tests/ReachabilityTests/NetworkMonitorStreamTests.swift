@@ -49,6 +49,8 @@ struct NetworkMonitorStreamTests {
         source.send(online(via: "wifi0", index: 2))
         source.send(online(via: "cell0", index: 3))
         source.send(online(via: "cell0", index: 3))
+        // Each iterator buffers only the newest path: wait for this one before the next change.
+        _ = try await recorder.wait { $0.status == .cellular }
         source.send(offline)
         _ = try await recorder.wait { $0.status == .unreachable }
         #expect(recorder.paths.map(\.status) == [.wifi, .cellular, .unreachable])
@@ -155,6 +157,115 @@ struct NetworkMonitorStreamTests {
         #expect(settled.interface(named: "veth9") != nil)
         #expect(recorder.paths.count == 2)
         #expect(!recorder.paths.contains { $0.status == .cellular || $0.status == .unreachable })
+        await recorder.cancel()
+    }
+
+    /// The source delivers the current path before its start returns; a subscriber arriving in
+    /// between must get it at once, not wait for the next change.
+    @Test func aSubscriberArrivingWhileTheSourceStartsGetsTheCurrentPath() async throws {
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        source.holdNextStart()
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        let first = PathRecorder(monitor.paths)
+        _ = try await first.wait { $0.status == .wifi }
+        try await source.waitUntilHoldingStart()
+        let second = PathRecorder(monitor.paths)
+        let path = try await second.wait { _ in true }
+        #expect(path.status == .wifi)
+        #expect(source.isHoldingStart)
+        source.releaseStart()
+        await first.cancel()
+        await second.cancel()
+        try await source.waitForCancellations(1)
+        #expect(source.starts == 1)
+    }
+
+    /// Everybody left while the source was starting (an orphaned start): the source is stopped,
+    /// and the next subscriber gets a first value even though the state did not change.
+    @Test func aRestartAfterAnOrphanedStartYieldsAFirstValue() async throws {
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        source.holdNextStart()
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        let orphan = PathRecorder(monitor.paths)
+        _ = try await orphan.wait { $0.status == .wifi }
+        try await source.waitUntilHoldingStart()
+        await orphan.cancel()
+        source.releaseStart()
+        try await source.waitForCancellations(1)
+
+        let next = PathRecorder(monitor.paths)
+        let path = try await next.wait { _ in true }
+        #expect(path.status == .wifi)
+        #expect(source.starts == 2)
+        await next.cancel()
+    }
+
+    /// Churn that does not change the summary is dropped before the debounce: a real change
+    /// is published one quiet period after it happened, however much churn follows it.
+    @Test func unrelatedChurnDoesNotDelayASummaryChange() async throws {
+        let clock = TestClock()
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: clock)
+        let recorder = PathRecorder(monitor.paths(distinctBy: \.summary, debounce: .milliseconds(500)))
+        _ = try await recorder.wait { $0.status == .wifi }
+
+        source.send(online(via: "cell0", index: 3))
+        for _ in 0..<200 { await Task.yield() }
+        await clock.waitForSleepers()
+        // A veth appearing and disappearing, 300 ms into the quiet period: no change of summary.
+        clock.advance(by: .milliseconds(300))
+        source.send(online(via: "cell0", index: 3, extraInterface: "veth9"))
+        source.send(online(via: "cell0", index: 3))
+        source.send(online(via: "cell0", index: 3, extraInterface: "veth9"))
+        for _ in 0..<200 { await Task.yield() }
+        clock.advance(by: .milliseconds(200))
+        let change = try await recorder.wait(after: 1) { _ in true }
+        #expect(change.status == .cellular)
+        #expect(recorder.paths.count == 2)
+    }
+
+    /// The same churn through `paths` (every change counts) restarts the quiet period: the
+    /// contrast that shows the order of filter and debounce matters.
+    @Test func everyChangeCountsForPlainPaths() async throws {
+        let clock = TestClock()
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(debounce: .milliseconds(500)), clock: clock)
+        let recorder = PathRecorder(monitor.paths)
+        _ = try await recorder.wait { $0.status == .wifi }
+        source.send(online(via: "cell0", index: 3))
+        for _ in 0..<200 { await Task.yield() }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(300))
+        source.send(online(via: "cell0", index: 3, extraInterface: "veth9"))
+        for _ in 0..<200 { await Task.yield() }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(500))
+        let settled = try await recorder.wait(after: 1) { _ in true }
+        // One line for the burst: the churned path, published after the churn's quiet period.
+        #expect(settled.interface(named: "veth9") != nil)
+        #expect(settled.status == .cellular)
+        #expect(recorder.paths.count == 2)
+    }
+
+    /// A change undone within the quiet period (A → B → A) publishes nothing.
+    @Test func aChangeUndoneWithinTheQuietPeriodIsNoChange() async throws {
+        let clock = TestClock()
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: clock)
+        let recorder = PathRecorder(monitor.paths(distinctBy: \.summary, debounce: .milliseconds(500)))
+        _ = try await recorder.wait { $0.status == .wifi }
+        source.send(online(via: "cell0", index: 3))
+        source.send(online(via: "wifi0", index: 2))
+        for _ in 0..<200 { await Task.yield() }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(500))
+        // A later real change proves the pipeline ran; the undone one left no trace before it.
+        source.send(offline)
+        for _ in 0..<200 { await Task.yield() }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(500))
+        _ = try await recorder.wait { $0.status == .unreachable }
+        #expect(recorder.paths.map(\.status) == [.wifi, .unreachable])
         await recorder.cancel()
     }
 }

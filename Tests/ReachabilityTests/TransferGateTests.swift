@@ -18,8 +18,9 @@ private final class EventLog: Sendable {
     func record(_ event: TransferGate.Event) { events.withLock { $0.append(event) } }
     var all: [TransferGate.Event] { events.withLock { $0 } }
 
+    /// Bounded, for a broken test: at most about 10 s of polling.
     func wait(for event: TransferGate.Event) async {
-        while !all.contains(event) { await Task.yield() }
+        for _ in 0..<10_000 where !all.contains(event) { try? await Task.sleep(for: .milliseconds(1)) }
     }
 }
 
@@ -103,5 +104,48 @@ struct TransferGateTests {
         source.send(snapshot("wifi0"))
         let path = try await waiter.value
         #expect(path.status == .wifi)
+    }
+
+    /// Whatever ends `run` (here the caller's cancellation), the body has finished before it
+    /// returns: nothing the job does outlives the gate.
+    @Test func theBodyHasEndedWhenRunReturns() async throws {
+        let source = FakeNetworkSource(initial: snapshot("wifi0"))
+        let gate = TransferGate(monitor: try monitor(source), policy: .any)
+        let log = EventLog()
+        let ended = Mutex(false)
+        let caller = Task {
+            try await gate.run(Transfer(), onEvent: log.record) {
+                defer { ended.withLock { $0 = true } }
+                // Ignores cancellation for a moment, as a job finishing a write would.
+                while !Task.isCancelled { await Task.yield() }
+                for _ in 0..<1_000 { await Task.yield() }
+                return 0
+            }
+        }
+        await log.wait(for: .started)
+        caller.cancel()
+        _ = await caller.result
+        #expect(ended.withLock { $0 })
+    }
+
+    @Test func aZeroTimeoutJudgesTheCurrentPath() async throws {
+        let onWiFi = TransferGate(monitor: try monitor(FakeNetworkSource(initial: snapshot("wifi0"))), policy: .wifiOnly)
+        let allowed = try await onWiFi.waitUntilAllowed(timeout: .zero)
+        #expect(allowed?.status == .wifi)
+
+        let onCellular = TransferGate(monitor: try monitor(FakeNetworkSource(initial: snapshot("cell0"))), policy: .wifiOnly)
+        let refused = try await onCellular.waitUntilAllowed(timeout: .zero)
+        #expect(refused == nil)
+    }
+
+    @Test func aTimeoutStartsAfterTheCurrentPathWasRefused() async throws {
+        let source = FakeNetworkSource(initial: snapshot("cell0"))
+        let clock = TestClock()
+        let gate = TransferGate(monitor: try monitor(source), policy: .wifiOnly, clock: clock)
+        let waiter = Task { try await gate.waitUntilAllowed(timeout: .seconds(10)) }
+        await clock.waitForSleepers()
+        source.send(snapshot("wifi0"))
+        let path = try await waiter.value
+        #expect(path?.status == .wifi)
     }
 }

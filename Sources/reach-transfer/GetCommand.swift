@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import ReachCommands
 import Reachability
 import ReachabilityCore
 import ReachabilityTransfers
@@ -63,12 +64,18 @@ struct GetCommand: AsyncParsableCommand {
             guard urls.count == 1 else { throw ValidationError("--sha256 needs exactly one URL") }
             guard sha256.count == 64, sha256.allSatisfy(\.isHexDigit) else { throw ValidationError("--sha256: expected 64 hex digits, not '\(sha256)'") }
         }
-        guard perHost >= 1 else { throw ValidationError("--per-host must be at least 1") }
-        guard settle >= 0 else { throw ValidationError("--settle must be 0 or more seconds") }
+        try OptionChecks.check(perHost, option: "--per-host", in: 1...64, unit: "downloads")
+        _ = try OptionChecks.seconds(settle, option: "--settle")
+        if let caFile {
+            // A CA file that cannot be used is a usage error before any traffic (exit 64), not a
+            // TLS failure later.
+            try OptionChecks.readableFile(caFile, option: "--ca-file")
+        }
+        for url in urls { try OptionChecks.checkPort(url) }
     }
 
     func run() async throws {
-        var policy = TransferPolicy(allowsCellular: !noCellular, allowsExpensive: !noExpensive, resumeAfter: .milliseconds(Int64(settle * 1000)))
+        var policy = TransferPolicy(allowsCellular: !noCellular, allowsExpensive: !noExpensive, resumeAfter: try OptionChecks.seconds(settle, option: "--settle"))
         policy.cellularSizeLimit = maxCellular.flatMap(ByteCount.parse)
         let monitor: NetworkMonitor
         do { monitor = NetworkMonitor(configuration: try global.monitorConfiguration()) } catch { throw failure(error) }
@@ -143,12 +150,8 @@ enum FileNames {
         return String(last)
     }
 
-    static func basename(_ path: String) -> String { String(path.split(separator: "/").last ?? Substring(path)) }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
+    static func basename(_ path: String) -> String { PathNames.basename(path) }
+    static func isDirectory(_ path: String) -> Bool { PathNames.isDirectory(path) }
 }
 
 /// At most `perHost` downloads at once per host; the rest queue in order.

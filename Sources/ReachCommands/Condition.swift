@@ -1,11 +1,11 @@
 import ArgumentParser
-import ReachabilityCore
+package import ReachabilityCore
 
 /// The conditions `wait --for` and `run --when` accept.
-enum Condition: String, CaseIterable, ExpressibleByArgument {
+package enum Condition: String, CaseIterable, ExpressibleByArgument, Sendable {
     case any, wifi, wired, unmetered
 
-    var policy: TransferPolicy {
+    package var policy: TransferPolicy {
         switch self {
         case .any: .any
         case .wifi: .wifiOnly

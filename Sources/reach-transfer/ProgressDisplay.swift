@@ -1,4 +1,5 @@
 import Glibc
+import ReachCommands
 import Reachability
 import ReachabilityCore
 import ReachabilityTransfers

@@ -1,38 +1,37 @@
-import FoundationEssentials
 import Glibc
-import ReachabilityCore
+package import ReachabilityCore
+import SystemPackage
 
-/// Writes a line to stdout and flushes, so pipes see each change as it happens.
-func printLine(_ text: String) {
-    writeAll(1, text + "\n")
-}
-
-func printError(_ text: String) {
-    writeAll(2, text + "\n")
-}
-
-/// Writes to stderr without adding a newline (progress redraws).
-func printErrorRaw(_ text: String) {
-    writeAll(2, text)
-}
-
-/// Unbuffered: each line reaches a pipe as soon as it is printed.
-private func writeAll(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if written < 0 {
-            if errno == EINTR { continue }
-            return
-        }
-        bytes = bytes.dropFirst(written)
+/// Writes a line to stdout, unbuffered, so pipes see each change as it happens.
+///
+/// Output that cannot be written is a failure, not silence: `reach status > /dev/full` says so
+/// and exits 1. A reader that went away (`reach watch | head -1`: EPIPE, when SIGPIPE is
+/// ignored) ends the process quietly with 0, as the reader asked for no more.
+package func printLine(_ text: String) {
+    do {
+        try FileDescriptor.standardOutput.writeAll((text + "\n").utf8)
+    } catch Errno.brokenPipe {
+        exit(0)
+    } catch {
+        printError("reach: cannot write to standard output: \(error)")
+        exit(1)
     }
 }
 
+/// Writes a line to stderr; a failure to report is not reported.
+package func printError(_ text: String) {
+    _ = try? FileDescriptor.standardError.writeAll((text + "\n").utf8)
+}
+
+/// Writes to stderr without adding a newline (progress redraws).
+package func printErrorRaw(_ text: String) {
+    _ = try? FileDescriptor.standardError.writeAll(text.utf8)
+}
+
 /// Pure formatters for paths and interfaces.
-enum PathFormatter {
+package enum PathFormatter {
     /// `wifi via wlp2s0 (IPv4 IPv6)`, `wifi via wg0 over wlp2s0 (IPv4) expensive`, `unreachable`.
-    static func summary(_ path: NetworkPath) -> String {
+    package static func summary(_ path: NetworkPath) -> String {
         guard path.isReachable, let primary = path.primary else { return "unreachable" }
         var text = "\(path.status.rawValue) via \(primary.name)"
         if let underlay = path.underlay { text += " over \(underlay.name)" }
@@ -43,8 +42,9 @@ enum PathFormatter {
     }
 
     /// `example.org (192.0.2.7) via wg0 over wlan0: wifi (IPv4) expensive`.
-    static func summary(_ route: DestinationRoute, host: String) -> String {
+    package static func summary(_ route: DestinationRoute, host: String) -> String {
         var text = host == route.destination ? route.destination : "\(host) (\(route.destination))"
+        if route.isLocal { return text + ": local (an address of this host, via \(route.interface.name))" }
         text += " via \(route.interface.name)"
         if let underlay = route.underlay { text += " over \(underlay.name)" }
         text += ": \(route.status.rawValue) (\(route.family))"
@@ -53,22 +53,15 @@ enum PathFormatter {
         return text
     }
 
-    static func json(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
-
     /// One `watch --json` line: the path's fields after a `time` field.
-    static func jsonLine(_ path: NetworkPath, time: String) -> String {
+    package static func jsonLine(_ path: NetworkPath, time: String) -> String {
         PathJSON.text(path, time: time)
     }
 
-    static func json(_ path: NetworkPath) -> String { PathJSON.text(path) }
+    package static func json(_ path: NetworkPath) -> String { PathJSON.text(path) }
 
     /// `gateway 192.168.1.1, prefix 192.168.1.0/24`.
-    static func identity(_ identity: PathIdentity) -> String {
+    package static func identity(_ identity: PathIdentity) -> String {
         var parts: [String] = []
         if !identity.gateways.isEmpty { parts.append("gateway \(identity.gateways.joined(separator: " "))") }
         if !identity.prefixes.isEmpty { parts.append("prefix \(identity.prefixes.joined(separator: " "))") }
@@ -76,10 +69,14 @@ enum PathFormatter {
         return parts.joined(separator: ", ")
     }
 
-    static func json(_ interfaces: [Interface]) -> String { PathJSON.text(interfaces) }
+    package static func json(_ interfaces: [Interface], withAddresses: Bool = true) -> String {
+        PathJSON.text(interfaces, withAddresses: withAddresses)
+    }
+
+    package static func json(_ routes: [DestinationRoute]) -> String { PathJSON.text(routes) }
 
     /// The `interfaces` table.
-    static func table(_ interfaces: [Interface], explain: Bool) -> String {
+    package static func table(_ interfaces: [Interface], explain: Bool) -> String {
         var rows = [["INDEX", "NAME", "TYPE", "EXPENSIVE", "STATE", "ADDRESSES"]]
         for interface in interfaces {
             let state = interface.isRunning ? "running" : (interface.isUp ? "up" : "down")
@@ -106,8 +103,8 @@ enum PathFormatter {
 }
 
 /// UTC ISO 8601 time with milliseconds, `2026-11-22T10:00:00.123Z`.
-enum Timestamp {
-    static func now() -> String {
+package enum Timestamp {
+    package static func now() -> String {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         var parts = tm()

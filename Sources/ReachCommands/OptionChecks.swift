@@ -1,0 +1,57 @@
+import ArgumentParser
+import ReachabilityLinux
+
+/// Range checks for numeric options: every number a user types is checked here before it
+/// becomes a `Duration` or a count, so `inf`, `1e30` or `-1` is a one-line usage error (exit
+/// 64) instead of a trap.
+package enum OptionChecks {
+    /// The longest time any option accepts: about 31 years, far inside `Duration`'s range.
+    package static let maximumSeconds: Double = 1_000_000_000
+
+    /// `value` seconds as a duration, or a usage error naming `option`.
+    package static func seconds(_ value: Double, option: String) throws -> Duration {
+        guard value.isFinite, value >= 0, value <= maximumSeconds else {
+            throw ValidationError("\(option) must be a number of seconds from 0 to \(Int(maximumSeconds)), not \(value)")
+        }
+        return .nanoseconds(Int64((value * 1e9).rounded()))
+    }
+
+    /// Throws unless `value` lies in `range`.
+    package static func check(_ value: Int, option: String, in range: ClosedRange<Int>, unit: String) throws {
+        guard range.contains(value) else {
+            throw ValidationError("\(option) must be from \(range.lowerBound) to \(range.upperBound) \(unit), not \(value)")
+        }
+    }
+
+    /// Throws unless `path` is a readable regular file (of at most 16 MiB): a CA file, a
+    /// header file. Checked before any traffic, so a typo is a usage error, not a TLS failure.
+    package static func readableFile(_ path: String, option: String) throws {
+        do {
+            _ = try FileSystem.readRegularFile(path, limit: 16 << 20)
+        } catch {
+            throw ValidationError("\(option) \(path): \(error.reason)")
+        }
+    }
+
+    /// Throws when `url` names a port outside 1...65535 (`http://host:99999/`).
+    package static func checkPort(_ url: String, option: String = "URL") throws {
+        let afterScheme = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        guard afterScheme.count > 2 else { return }
+        var authority = afterScheme[2]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        // `[::1]:8080`: the port follows the bracket.
+        let hostEnd = authority.hasPrefix("[") ? (authority.firstIndex(of: "]") ?? authority.endIndex) : authority.startIndex
+        guard let colon = authority[hostEnd...].lastIndex(of: ":") else { return }
+        let port = authority[authority.index(after: colon)...]
+        guard !port.isEmpty else { return }
+        guard port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber), let number = Int(port), (1...65535).contains(number) else {
+            throw ValidationError("not a valid port in '\(url)': '\(port)' (1 to 65535)")
+        }
+    }
+}
+
+/// Path helpers the commands share with the library (one home: `ReachabilityLinux.FileSystem`).
+package enum PathNames {
+    package static func basename(_ path: String) -> String { FileSystem.basename(path) }
+    package static func isDirectory(_ path: String) -> Bool { FileSystem.isDirectory(path) }
+}

@@ -1,0 +1,34 @@
+/// The part of a ``NetworkPath`` that says how this host is connected, without the interface
+/// list: status, cost, reachable families, primary and underlay interfaces, and the network's
+/// identity. A docker veth appearing or an address on an unrelated interface changes the path
+/// but not its summary; a move to another Wi-Fi network changes the summary (its identity).
+///
+/// `monitor.paths(distinctBy: \.summary)` publishes changes of this value, deduplicated before
+/// the debounce, so unrelated churn never delays a real change.
+public struct PathSummary: Sendable, Hashable {
+    public var status: NetworkPath.Status
+    public var isExpensive: Bool
+    public var ipv4: Bool
+    public var ipv6: Bool
+    public var primary: InterfaceReference?
+    public var underlay: InterfaceReference?
+    public var identity: PathIdentity
+
+    public init(_ path: NetworkPath) {
+        status = path.status
+        isExpensive = path.isExpensive
+        ipv4 = path.ipv4
+        ipv6 = path.ipv6
+        primary = path.primary
+        underlay = path.underlay
+        identity = path.identity
+    }
+
+    /// Everything but the identity is the same: the host moved to another network of the same
+    /// kind (another Wi-Fi, a new gateway) rather than changing how it is connected.
+    public func isSameConnection(as other: PathSummary) -> Bool {
+        var copy = other
+        copy.identity = identity
+        return copy == self
+    }
+}

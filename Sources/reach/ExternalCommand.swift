@@ -1,0 +1,40 @@
+import Glibc
+import ReachCommands
+
+/// A subcommand carried out by another executable installed next to `reach`, git's model:
+/// `reach get URL` execs `reach-transfer get URL`. Only the directory of `reach` itself is
+/// searched (from `/proc/self/exe`), never `PATH`: a root-run `reach` must not run whatever
+/// a `PATH` entry offers under that name.
+struct ExternalCommand {
+    static let commands: [String: String] = ["get": "reach-transfer"]
+
+    let executable: String
+    let arguments: [String]
+
+    init?(arguments: [String]) {
+        guard arguments.count >= 2, let name = Self.commands[arguments[1]] else { return nil }
+        executable = name
+        self.arguments = ["reach"] + arguments.dropFirst()
+    }
+
+    /// Replaces this process; on failure prints why and exits 1.
+    func exec() -> Never {
+        let directory = Self.ownDirectory() ?? "."
+        let path = directory + "/" + executable
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        execv(path, &argv)
+        let reason = String(cString: strerror(errno))
+        for pointer in argv { free(pointer) }
+        printError("reach: \(arguments[1]) needs \(path): \(reason)")
+        exit(1)
+    }
+
+    private static func ownDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
