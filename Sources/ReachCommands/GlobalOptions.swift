@@ -33,6 +33,9 @@ package struct GlobalOptions: ParsableArguments {
         if let namespaceName, namespaceName.isEmpty || namespaceName.contains("/") || namespaceName == "." || namespaceName == ".." {
             throw ValidationError("--netns takes a namespace name from `ip netns list`, not '\(namespaceName)'")
         }
+        if let namespaceName, !PathNames.exists(MonitorConfiguration.namespacePath(named: namespaceName)) {
+            throw ValidationError("--netns \(namespaceName): no such namespace (see `ip netns list`)")
+        }
     }
 
     private func commandLineRules() throws -> [OverrideRule] {

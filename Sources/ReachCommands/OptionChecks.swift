@@ -54,4 +54,5 @@ package enum OptionChecks {
 package enum PathNames {
     package static func basename(_ path: String) -> String { FileSystem.basename(path) }
     package static func isDirectory(_ path: String) -> Bool { FileSystem.isDirectory(path) }
+    package static func exists(_ path: String) -> Bool { FileSystem.exists(path) }
 }

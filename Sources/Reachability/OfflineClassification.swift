@@ -10,7 +10,7 @@ extension NetworkMonitor {
         do throws(SysfsError) {
             facts = try SysfsReader(root: configuration.sysfsRoot).offlineInterfaces()
         } catch {
-            throw MonitorConfigurationError(setting: "sysfs root", value: configuration.sysfsRoot, reason: error.reason)
+            throw MonitorConfigurationError(setting: "sysfs root", value: configuration.sysfsRoot, reason: error.description)
         }
         let evaluator = PathEvaluator(classifier: Classifier(overrides: configuration.overrides))
         return evaluator.evaluate(NetworkSnapshot(interfaces: facts)).interfaces

@@ -64,7 +64,7 @@ package enum FileSystem {
         return trimmed.isEmpty ? nil : String(trimmed)
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }

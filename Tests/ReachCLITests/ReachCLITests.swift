@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ReachabilityCore
 import ReachabilityTestKit
 import Testing
@@ -17,9 +18,17 @@ struct ReachUsageErrorTests {
         BadInvocation(arguments: ["status", "--override", "wl[an=wifi"], mentions: "unclosed '['"),
         BadInvocation(arguments: ["status", "--override", "=wifi"], mentions: "empty interface pattern"),
         BadInvocation(arguments: ["status", "--override", "eth0=wifi,cellular"], mentions: "type given twice"),
-        BadInvocation(arguments: ["watch", "--debounce=-5"], mentions: "--debounce must be 0 or more"),
+        BadInvocation(arguments: ["watch", "--debounce=-5"], mentions: "--debounce must be from 0 to 3600000 milliseconds, not -5"),
+        BadInvocation(arguments: ["wait", "--timeout", "inf"], mentions: "--timeout must be a number of seconds from 0 to 1000000000, not inf"),
+        BadInvocation(arguments: ["wait", "--timeout", "1e30"], mentions: "--timeout must be a number of seconds"),
+        BadInvocation(arguments: ["wait", "--timeout", "nan"], mentions: "--timeout must be a number of seconds"),
+        BadInvocation(arguments: ["run", "--settle", "inf", "--", "true"], mentions: "--settle must be a number of seconds"),
+        BadInvocation(arguments: ["run", "--settle=-1", "--", "true"], mentions: "--settle must be a number of seconds"),
+        BadInvocation(arguments: ["watch", "--debounce", "99999999999"], mentions: "--debounce"),
+        BadInvocation(arguments: ["status", "--config", "/dev/zero"], mentions: "/dev/zero: cannot read: not a regular file"),
+        BadInvocation(arguments: ["status", "--netns", "../x"], mentions: "--netns takes a namespace name"),
         BadInvocation(arguments: ["status", "--config", "/nonexistent/reach.conf"], mentions: "/nonexistent/reach.conf: cannot read"),
-        BadInvocation(arguments: ["status", "--netns", "reach-no-such-namespace"], mentions: "--netns reach-no-such-namespace"),
+        BadInvocation(arguments: ["status", "--netns", "reach-no-such-namespace"], mentions: "--netns reach-no-such-namespace: no such namespace"),
         BadInvocation(arguments: ["interfaces", "--offline", "--sysfs-root", "/nonexistent/sys"], mentions: "/nonexistent/sys/class/net"),
         BadInvocation(arguments: ["frobnicate"], mentions: "frobnicate"),
     ]
@@ -30,6 +39,63 @@ struct ReachUsageErrorTests {
         #expect(result.status == 64)
         #expect(result.stderr.contains(invocation.mentions))
         #expect(result.stdout.isEmpty)
+    }
+
+    /// Inputs that once allocated without bound or hung: each is a one-line error, exit 64.
+    @Test func aConfigurationThatIsNoRegularFileOrTooLargeIsRefusedAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.path + "/fifo.conf"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let big = directory.path + "/big.conf"
+        try String(repeating: "# padding\n", count: 120_000).write(toFile: big, atomically: true, encoding: .utf8)
+        let link = directory.path + "/zero.conf"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/zero")
+        for (path, reason) in [(fifo, "not a regular file"), (big, "larger than 1048576 bytes"), (link, "not a regular file")] {
+            let result = try reach(["status", "--config", path])
+            #expect(result.status == 64, "\(path)")
+            #expect(result.stderr == "reach: \(path): cannot read: \(reason)\n")
+        }
+    }
+
+    /// A UTF-8 byte-order mark (Windows editors write one) is not part of the first rule.
+    @Test func aByteOrderMarkIsAccepted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path + "/bom.conf"
+        try "\u{FEFF}lo = wifi, expensive\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let check = try reach(["config", "check", file])
+        #expect(check.status == 0)
+        #expect(check.stdout == "\(file): 1 rule, valid\n")
+        let listed = try reach(["interfaces", "--json", "--config", file])
+        #expect(listed.status == 0)
+        let interfaces = try JSONDecoder().decode([Interface].self, from: Data(listed.stdout.utf8))
+        let loopback = try #require(interfaces.first { $0.name == "lo" })
+        #expect(loopback.type == .wifi && loopback.isExpensive)
+    }
+
+    /// Output that cannot be written is a failure, not silence.
+    @Test func aFullStandardOutputExitsOne() throws {
+        let result = try shell("\(reachBinary) status --override 'lo=wired' > /dev/full; echo \"exit=$?\"")
+        #expect(result.stdout.hasSuffix("exit=1\n"))
+        #expect(result.stderr.contains("reach: cannot write to standard output: No space left on device"))
+    }
+
+    /// A reader that went away ends reach quietly (killed by SIGPIPE, or 0 on EPIPE).
+    @Test func aClosedPipeEndsQuietly() throws {
+        let result = try shell("set -o pipefail; \(reachBinary) interfaces --explain | (exec 0<&-; true); echo \"exit=$?\"")
+        #expect(result.stdout == "exit=0\n" || result.stdout == "exit=141\n", "\(result.stdout)")
+        #expect(result.stderr.isEmpty)
+    }
+
+    /// An address of this host is local: usable, exit 0, not "unusable".
+    @Test func localDestinationsAreLocal() throws {
+        let result = try reach(["status", "--to", "127.0.0.1"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "127.0.0.1: local (an address of this host, via lo)\n")
+        let json = try reach(["status", "--to", "127.0.0.1", "--json"])
+        let routes = try JSONDecoder().decode([DestinationRoute].self, from: Data(json.stdout.utf8))
+        #expect(routes.count == 1 && routes[0].isLocal && routes[0].isUsable)
     }
 
     @Test func aBadConfigurationLineIsReportedWithItsNumber() throws {

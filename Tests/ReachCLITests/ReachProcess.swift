@@ -43,6 +43,24 @@ func reach(_ arguments: [String], in namespace: TestNamespace? = nil) throws -> 
         status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }
 
+/// Runs `bash -c SCRIPT` to completion: for redirections (`> /dev/full`) and pipelines.
+func shell(_ script: String) throws -> ReachResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", script]
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ReachResult(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+}
+
 /// A long-running `reach` (watch) whose stdout lines are collected as they arrive.
 final class ReachStream {
     private let process: Process

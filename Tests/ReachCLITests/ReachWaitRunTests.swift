@@ -44,6 +44,18 @@ struct ReachWaitRunTests {
         #expect(wifi.stdout == "wifi via va (IPv4)\n")
     }
 
+    /// A zero timeout asks "is it so now?": the current path is judged before the clock runs.
+    @Test func aZeroTimeoutAnswersFromTheCurrentPath() async throws {
+        let ns = try TestNamespace()
+        try await uplinks(ns)
+        let cellular = try reach(["wait", "--for", "any", "--timeout", "0"] + roles, in: ns)
+        #expect(cellular.status == 0)
+        #expect(cellular.stdout == "cellular via wa (IPv4) expensive\n")
+        let notWiFi = try reach(["wait", "--for", "wifi", "--timeout", "0"] + roles, in: ns)
+        #expect(notWiFi.status == 1)
+        #expect(notWiFi.stderr == "reach: timed out after 0.0 s waiting for wifi\n")
+    }
+
     @Test func runStopsTheCommandOnCellularContinuesItOnWiFiAndExitsWithItsStatus() async throws {
         let ns = try TestNamespace()
         try await uplinks(ns)

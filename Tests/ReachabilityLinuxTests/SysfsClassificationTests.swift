@@ -308,6 +308,29 @@ struct SysfsClassificationTests {
         #expect(offline.first?.flags?.canCarryTraffic == false)
     }
 
+    /// A sysfs root can point anywhere: attributes that are devices or FIFOs are skipped, never
+    /// read without end or waited on.
+    @Test("attributes that are not regular files are ignored, not read")
+    func hostileAttributes() throws {
+        let fixture = try SysfsFixture()
+        defer { fixture.remove() }
+        try fixture.add(.intelWiFi(name: "wlan0", index: 3))
+        let directory = "\(fixture.root)/class/net/wlan0"
+        let target = try #require(FileSystemProbe.resolve(directory))
+        unlink("\(target)/uevent")
+        #expect(symlink("/dev/zero", "\(target)/uevent") == 0)
+        unlink("\(target)/ifindex")
+        #expect(mkfifo("\(target)/ifindex", 0o600) == 0)
+        unlink("\(target)/address")
+        #expect(symlink("/dev/urandom", "\(target)/address") == 0)
+        let facts = try #require(SysfsReader(root: fixture.root).facts(forInterface: "wlan0"))
+        #expect(facts.deviceType == nil)
+        #expect(facts.hasWirelessDirectory)
+        let offline = try SysfsReader(root: fixture.root).offlineInterfaces()
+        #expect(offline.map(\.name) == ["wlan0"])
+        #expect(offline.first?.macAddress == nil)
+    }
+
     @Test("offlineInterfaces() on a missing root throws with the path")
     func offlineMissingRoot() throws {
         let fixture = try SysfsFixture()
@@ -609,4 +632,13 @@ private func readText(_ path: String) -> String? {
     let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
     guard count >= 0 else { return nil }
     return String(decoding: buffer[0..<count], as: UTF8.self)
+}
+
+/// `realpath`, for tests that edit a fixture behind its symlinks.
+enum FileSystemProbe {
+    static func resolve(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
 }
