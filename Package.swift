@@ -72,6 +72,7 @@ let package = Package(
         .executableTarget(
             name: "reach-testserver",
             dependencies: [
+                "ReachabilityCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -110,16 +110,6 @@ public enum DHCPLeaseParser {
         return false
     }
 
-    /// The value of one ASCII hex digit, or `nil`.
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
     /// Contiguous hex (`414e44`, systemd's `hexmem()`), optionally with `:` between bytes
     /// (`41:4e:44`). Each colon-separated group may be one or two digits, as ISC dhclient
     /// prints bytes with `%x` (no zero padding: `1:4:c0`). `nil` if anything else appears or a
@@ -134,7 +124,7 @@ public enum DHCPLeaseParser {
                 guard group.count == 1 || group.count == 2 else { return nil }
                 var value: UInt8 = 0
                 for digit in group {
-                    guard let nibble = hexValue(digit) else { return nil }
+                    guard let nibble = ASCIIHex.value(digit) else { return nil }
                     value = value << 4 | nibble
                 }
                 result.append(value)
@@ -146,7 +136,7 @@ public enum DHCPLeaseParser {
         result.reserveCapacity(bytes.count / 2)
         var index = 0
         while index < bytes.count {
-            guard let high = hexValue(bytes[index]), let low = hexValue(bytes[index + 1]) else { return nil }
+            guard let high = ASCIIHex.value(bytes[index]), let low = ASCIIHex.value(bytes[index + 1]) else { return nil }
             result.append(high << 4 | low)
             index += 2
         }

@@ -143,7 +143,7 @@ enum DhclientLexer {
             case UInt8(ascii: "x"):
                 var code: UInt8 = 0
                 var digits = 0
-                while digits < 2, index < bytes.count, let nibble = DHCPLeaseParser.hexValue(bytes[index]) {
+                while digits < 2, index < bytes.count, let nibble = ASCIIHex.value(bytes[index]) {
                     code = code << 4 | nibble
                     index += 1
                     digits += 1

@@ -320,7 +320,7 @@ public enum USBVendorTable {
         while let first = text.first, first == " " || first == "\t" || first == "\n" { text = text.dropFirst() }
         while let last = text.last, last == " " || last == "\t" || last == "\n" { text = text.dropLast() }
         if text.hasPrefix("0x") || text.hasPrefix("0X") { text = text.dropFirst(2) }
-        guard (1...4).contains(text.utf8.count), text.utf8.allSatisfy({ DHCPLeaseParser.hexValue($0) != nil }) else {
+        guard (1...4).contains(text.utf8.count), text.utf8.allSatisfy({ ASCIIHex.value($0) != nil }) else {
             return nil
         }
         return String(repeating: "0", count: 4 - text.utf8.count) + text.lowercased()

@@ -1,12 +1,15 @@
 internal import CNetlink
 
-/// A libnl or netlink system-call failure.
+/// A libnl or netlink system-call failure. The libnl code stays private (its numbering is
+/// libnl's, not ours): ask the properties below, which can grow.
 public struct NetlinkError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was being done: `connect`, `dump links`, `route lookup`, …
     public var operation: String
     /// The libnl error code (`NLE_*`, positive), or 0 when `errno` is set instead.
-    public var code: Int32
+    private var code: Int32
+    /// The system error, when a system call failed rather than libnl.
     public var systemErrno: Int32?
+    /// libnl's or the system's words for the error.
     public var message: String
 
     init(_ operation: String, libnl code: Int32) {

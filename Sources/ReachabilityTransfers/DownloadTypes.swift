@@ -132,30 +132,77 @@ public struct RemoteResource: Sendable, Hashable {
 
 /// Why a download or probe failed. ``description`` is one line naming the URL or path.
 public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong, for programs to switch on.
-    public enum Kind: Sendable, Hashable {
+    /// What went wrong, for programs to compare with (`error.kind == .diskFull`). A struct over a
+    /// private code, as async-http-client's `HTTPClientError`, so kinds can be added without
+    /// breaking a `switch` in an adopter's code.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Code: Hashable {
+            case invalidURL, unreachable, httpStatus(Int), notWritable, diskFull, checksumMismatch, resourceChanged
+            case tlsFailure, timedOut, cancelled, io
+        }
+
+        private let code: Code
+
         /// Not an `http`/`https` URL, or unparsable. Raised before any traffic.
-        case invalidURL
+        public static let invalidURL = Kind(code: .invalidURL)
         /// Could not connect (refused, no route, name not resolved), after the retries.
-        case unreachable
+        public static let unreachable = Kind(code: .unreachable)
         /// The server answered with this status (a `4xx`, or a `5xx`/`429` after the retries).
-        case httpStatus(Int)
+        public static func httpStatus(_ status: Int) -> Kind { Kind(code: .httpStatus(status)) }
         /// The destination's directory is missing or not writable. Raised before any traffic.
-        case notWritable
+        public static let notWritable = Kind(code: .notWritable)
         /// The file system is full; the partial file and metadata are kept for a later resume.
-        case diskFull
+        public static let diskFull = Kind(code: .diskFull)
         /// The finished file's SHA-256 is not the expected one; the partial file is removed.
-        case checksumMismatch
+        public static let checksumMismatch = Kind(code: .checksumMismatch)
         /// The resource changed under every attempt (more restarts than `maxAttempts`).
-        case resourceChanged
+        public static let resourceChanged = Kind(code: .resourceChanged)
         /// The TLS handshake failed (untrusted or invalid certificate, unreadable CA file).
-        case tlsFailure
+        public static let tlsFailure = Kind(code: .tlsFailure)
         /// Nothing was received for `readTimeout`, after the retries.
-        case timedOut
+        public static let timedOut = Kind(code: .timedOut)
         /// The calling task was cancelled; the partial file and metadata are consistent.
-        case cancelled
+        public static let cancelled = Kind(code: .cancelled)
         /// Another I/O or protocol failure (connection reset after the retries, a file error).
-        case io
+        public static let io = Kind(code: .io)
+
+        /// The HTTP status, for ``httpStatus(_:)``.
+        public var httpStatus: Int? {
+            if case .httpStatus(let status) = code { return status }
+            return nil
+        }
+
+        public var description: String {
+            switch code {
+            case .invalidURL: "invalidURL"
+            case .unreachable: "unreachable"
+            case .httpStatus(let status): "httpStatus(\(status))"
+            case .notWritable: "notWritable"
+            case .diskFull: "diskFull"
+            case .checksumMismatch: "checksumMismatch"
+            case .resourceChanged: "resourceChanged"
+            case .tlsFailure: "tlsFailure"
+            case .timedOut: "timedOut"
+            case .cancelled: "cancelled"
+            case .io: "io"
+            }
+        }
+
+        fileprivate func summary(url: String, path: String?) -> String {
+            switch code {
+            case .invalidURL: "invalid URL \(url)"
+            case .unreachable: "cannot reach \(url)"
+            case .httpStatus(let code): "\(url) answered HTTP \(code)"
+            case .notWritable: "cannot write \(path ?? "the destination") for \(url)"
+            case .diskFull: "disk full writing \(path ?? "the destination") from \(url) (partial file kept)"
+            case .checksumMismatch: "SHA-256 mismatch for \(path ?? "the download") from \(url)"
+            case .resourceChanged: "\(url) kept changing during the download"
+            case .tlsFailure: "TLS failure with \(url)"
+            case .timedOut: "timed out receiving \(url)"
+            case .cancelled: "download of \(url) cancelled (partial file kept)"
+            case .io: "I/O error with \(url)" + (path.map { " (\($0))" } ?? "")
+            }
+        }
     }
 
     /// What went wrong.
@@ -175,20 +222,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     public var description: String {
-        let summary: String
-        switch kind {
-        case .invalidURL: summary = "invalid URL \(url)"
-        case .unreachable: summary = "cannot reach \(url)"
-        case .httpStatus(let code): summary = "\(url) answered HTTP \(code)"
-        case .notWritable: summary = "cannot write \(path ?? "the destination") for \(url)"
-        case .diskFull: summary = "disk full writing \(path ?? "the destination") from \(url) (partial file kept)"
-        case .checksumMismatch: summary = "SHA-256 mismatch for \(path ?? "the download") from \(url)"
-        case .resourceChanged: summary = "\(url) kept changing during the download"
-        case .tlsFailure: summary = "TLS failure with \(url)"
-        case .timedOut: summary = "timed out receiving \(url)"
-        case .cancelled: summary = "download of \(url) cancelled (partial file kept)"
-        case .io: summary = "I/O error with \(url)" + (path.map { " (\($0))" } ?? "")
-        }
+        let summary = kind.summary(url: url, path: path)
         let line = detail.isEmpty ? summary : "\(summary): \(detail)"
         return String(line.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
     }

@@ -1,3 +1,5 @@
+import ReachabilityCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -82,7 +84,7 @@ enum URIParts {
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                guard let high = iterator.next().flatMap(ASCIIHex.value), let low = iterator.next().flatMap(ASCIIHex.value) else {
                     return nil
                 }
                 bytes.append(high << 4 | low)
@@ -95,14 +97,6 @@ enum URIParts {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 /// IMF-fixdate formatting (`Sun, 06 Nov 1994 08:49:37 GMT`), as `Last-Modified` and `Date` use.
@@ -122,25 +116,9 @@ enum HTTPDateFormat {
     static func now() -> String { format(epochSeconds: Int(time(nil))) }
 }
 
-/// Minimal JSON string escaping for the request log.
+/// JSON strings for the request log, escaped by the contract's one writer.
 enum JSONText {
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func quoted(_ text: String) -> String { PathJSON.string(text) }
 
     static func optional(_ text: String?) -> String { text.map(quoted) ?? "null" }
 }
