@@ -66,22 +66,36 @@ public struct Classifier: Sendable {
     public func classify(all interfaces: [InterfaceFacts], using single: (InterfaceFacts) -> Classification) -> [Int32: Classification] {
         var byIndex: [Int32: Classification] = [:]
         byIndex.reserveCapacity(interfaces.count)
-        var hasStackable = false
-        for facts in interfaces {
+        // Only stacked devices and aggregates can take another interface's transport: a storm of
+        // veths (virtual, neither) must not pay for the lookup tables below.
+        var inheriting: [Int] = []
+        for (position, facts) in interfaces.enumerated() {
             let own = single(facts)
             byIndex[facts.index] = own
-            if own.type == .virtual { hasStackable = true }
+            if own.type == .virtual && (Self.isStacked(facts) || Self.isAggregate(facts)) { inheriting.append(position) }
         }
-        guard hasStackable else { return byIndex }
+        guard !inheriting.isEmpty else { return byIndex }
         let factsByIndex = Dictionary(interfaces.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
         var portsByMaster: [Int32: [Int32]] = [:]
         for facts in interfaces { if let master = facts.masterIndex { portsByMaster[master, default: []].append(facts.index) } }
 
         var resolved = byIndex
-        for facts in interfaces {
+        for position in inheriting {
+            let facts = interfaces[position]
             resolved[facts.index] = resolve(facts, byIndex: byIndex, facts: factsByIndex, ports: portsByMaster, depth: 0)
         }
         return resolved
+    }
+
+    /// A device stacked on one lower device (VLAN, macvlan, …), which takes its transport.
+    static func isStacked(_ facts: InterfaceFacts) -> Bool {
+        facts.kind.map(ClassificationTables.stackedKinds.contains) ?? (facts.sysfs?.deviceType == "vlan")
+    }
+
+    /// A bridge, bond or team, which takes its ports' transport when they agree.
+    static func isAggregate(_ facts: InterfaceFacts) -> Bool {
+        facts.kind == "bridge" || facts.kind == "bond" || facts.kind == "team" || facts.sysfs?.isBridge == true
+            || facts.sysfs?.isBond == true
     }
 
     private func resolve(
@@ -91,9 +105,8 @@ public struct Classifier: Sendable {
         guard var own = byIndex[facts.index] else { return classify(facts) }
         guard own.type == .virtual, own.decidedBy?.signal != "override", depth < 4 else { return own }
 
-        let isStacked = facts.kind.map(ClassificationTables.stackedKinds.contains) ?? (facts.sysfs?.deviceType == "vlan")
-        let isAggregate = facts.kind == "bridge" || facts.kind == "bond" || facts.kind == "team"
-            || facts.sysfs?.isBridge == true || facts.sysfs?.isBond == true
+        let isStacked = Self.isStacked(facts)
+        let isAggregate = Self.isAggregate(facts)
 
         var lower: [(name: String, classification: Classification)] = []
         if isStacked, let parent = facts.parentIndex, parent != facts.index, let parentFacts = all[parent] {

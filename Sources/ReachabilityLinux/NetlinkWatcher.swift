@@ -176,6 +176,8 @@ private final class WatchSession {
 
     /// A publish cheaper than this (a host with tens of interfaces) is never spaced out.
     private static let cheapPublish: Int64 = 50_000
+    /// Publishes allowed at once inside the spacing window before spacing applies.
+    private static let eagerPublishBurst = 3
     /// Upper bound of the spacing between publishes during a storm.
     private static let longestPublishSpacing: Int64 = 250_000_000
 
@@ -210,9 +212,13 @@ private final class WatchSession {
         var pending = false
         var pendingDump = false
         var nextPublish: Int64 = 0
+        // Publishes made inside the spacing window: the first few go out at once, so a change
+        // that comes in two steps (link up, then its route) is not held back like a storm.
+        var eagerPublishes = 0
         while true {
             for index in fds.indices { fds[index].revents = 0 }
-            let wait: Int64 = pending ? max(0, nextPublish - reach_monotonic_ns()) : -1
+            let publishAt = eagerPublishes < Self.eagerPublishBurst ? 0 : nextPublish
+            let wait: Int64 = pending ? max(0, publishAt - reach_monotonic_ns()) : -1
             let ready = reach_poll_ns(&fds, nfds_t(fds.count), wait)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -242,11 +248,15 @@ private final class WatchSession {
                 if overflowed || purged >= 64 { _ = malloc_trim(0) }
             }
             // Publishing costs O(interfaces). A change after a quiet spell is published at
-            // once; while changes keep coming and a publish costs more than `cheapPublish`,
-            // publishes are spaced by ten times what the last one cost, so a storm over
-            // thousands of links spends at most about a tenth of a core on them.
+            // once, and so are the next `eagerPublishBurst`; while changes keep coming and a
+            // publish costs more than `cheapPublish`, publishes are then spaced by ten times what
+            // the last one cost, so a storm over thousands of links spends at most about a
+            // tenth of a core on them.
             // The cost is CPU time, so a handler that blocks does not stretch the spacing.
-            guard pending, reach_monotonic_ns() >= nextPublish else { continue }
+            guard pending else { continue }
+            let withinSpacing = reach_monotonic_ns() < nextPublish
+            if withinSpacing && eagerPublishes >= Self.eagerPublishBurst { continue }
+            eagerPublishes = withinSpacing ? eagerPublishes + 1 : 0
             let started = reach_thread_cpu_ns()
             refreshRoutes(dump: pendingDump)
             publish()
