@@ -1,6 +1,15 @@
-/// The network prefix of an address: `192.168.1.20/24` → `192.168.1.0/24`, for path identity.
-enum IPPrefix {
-    static func network(of address: String, prefixLength: Int, family: AddressFamily) -> String? {
+/// The package's one parser of address text (identity prefixes, route lookups, literal hosts),
+/// and the network prefix of an address: `192.168.1.20/24` → `192.168.1.0/24`.
+package enum IPPrefix {
+    /// The family and bytes of an address literal (IPv4 dotted quad, or IPv6 text with an
+    /// optional trailing dotted quad), or nil.
+    package static func parse(_ text: String) -> (family: AddressFamily, bytes: [UInt8])? {
+        if let bytes = ipv4Bytes(text) { return (.ipv4, bytes) }
+        if let bytes = ipv6Bytes(text) { return (.ipv6, bytes) }
+        return nil
+    }
+
+    package static func network(of address: String, prefixLength: Int, family: AddressFamily) -> String? {
         guard var bytes = family == .ipv4 ? ipv4Bytes(address) : ipv6Bytes(address) else { return nil }
         let bits = min(max(prefixLength, 0), bytes.count * 8)
         for index in bytes.indices {
@@ -11,9 +20,12 @@ enum IPPrefix {
         return "\(text)/\(bits)"
     }
 
-    static func ipv4Bytes(_ text: String) -> [UInt8]? {
+    static func ipv4Bytes(_ text: some StringProtocol) -> [UInt8]? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
+        // Decimal digits only, at most three each: `UInt8` alone would take `+1`.
+        guard parts.count == 4, parts.allSatisfy({ (1...3).contains($0.count) && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else {
+            return nil
+        }
         let bytes = parts.compactMap { UInt8($0) }
         return bytes.count == 4 ? bytes : nil
     }
@@ -23,8 +35,19 @@ enum IPPrefix {
         guard halves.count <= 2 else { return nil }
         func groups(_ part: String) -> [UInt16]? {
             if part.isEmpty { return [] }
-            let values = part.split(separator: ":", omittingEmptySubsequences: false).map { UInt16($0, radix: 16) }
-            return values.contains(nil) ? nil : values.map { $0! }
+            var texts = part.split(separator: ":", omittingEmptySubsequences: false)
+            // `::ffff:192.0.2.1`: a trailing dotted quad stands for the last two groups.
+            var tail: [UInt16] = []
+            if let last = texts.last, last.contains(".") {
+                guard let quad = ipv4Bytes(last) else { return nil }
+                tail = [UInt16(quad[0]) << 8 | UInt16(quad[1]), UInt16(quad[2]) << 8 | UInt16(quad[3])]
+                texts.removeLast()
+            }
+            let values = texts.map { text -> UInt16? in
+                guard (1...4).contains(text.count), text.allSatisfy(\.isHexDigit) else { return nil }
+                return UInt16(text, radix: 16)
+            }
+            return values.contains(nil) ? nil : values.map { $0! } + tail
         }
         guard let head = groups(halves[0]) else { return nil }
         var all = head

@@ -1,12 +1,13 @@
 internal import CNetlink
 import Glibc
+import ReachabilityCore
 
 /// Turns a host name or address literal into addresses, via `getaddrinfo` (the system
 /// resolver: `/etc/hosts`, then DNS).
 public enum HostResolver {
     /// At most one address per family, IPv4 first. A literal resolves to itself, without DNS.
     public static func addresses(of host: String) throws(ResolutionError) -> [String] {
-        if IPAddressText.parse(host) != nil { return [host] }
+        if IPPrefix.parse(host) != nil { return [host] }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

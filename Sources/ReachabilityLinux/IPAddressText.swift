@@ -1,7 +1,7 @@
 internal import CNetlink
 import Glibc
 
-/// Conversions between raw address bytes and text, via `inet_ntop` / `inet_pton`.
+/// Raw address bytes as text, via `inet_ntop` (text is parsed by Core's `IPPrefix.parse`).
 enum IPAddressText {
     static func format(_ bytes: UnsafeRawPointer, family: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
@@ -17,18 +17,4 @@ enum IPAddressText {
         else { return nil }
         return format(bytes, family: family)
     }
-
-    /// The bytes of `text` as an address of either family.
-    static func parse(_ text: String) -> (family: Int32, bytes: [UInt8])? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            return (AF_INET, withUnsafeBytes(of: &v4) { Array($0) })
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 {
-            return (AF_INET6, withUnsafeBytes(of: &v6) { Array($0) })
-        }
-        return nil
-    }
 }
-

@@ -100,11 +100,11 @@ final class RouteQueries {
     /// The kernel's route towards `destination`, honouring policy routing; `mark` sets the
     /// firewall mark of the imagined packet. Nil when the kernel has no route.
     func lookup(_ destination: String, mark: UInt32? = nil) -> RouteLookup? {
-        guard let (family, bytes) = IPAddressText.parse(destination), let message = nlmsg_alloc_simple(reach_rtm_getroute, NLM_F_REQUEST)
+        guard let (addressFamily, bytes) = IPPrefix.parse(destination), let message = nlmsg_alloc_simple(reach_rtm_getroute, NLM_F_REQUEST)
         else { return nil }
         defer { nlmsg_free(message) }
         var request = rtmsg()
-        request.rtm_family = UInt8(family)
+        request.rtm_family = UInt8(addressFamily == .ipv4 ? AF_INET : AF_INET6)
         request.rtm_dst_len = UInt8(bytes.count * 8)
         guard nlmsg_append(message, &request, MemoryLayout<rtmsg>.size, NLMSG_ALIGNTO_INT) == 0 else { return nil }
         let put = bytes.withUnsafeBytes { nla_put(message, reach_rta_dst, Int32($0.count), $0.baseAddress) }
