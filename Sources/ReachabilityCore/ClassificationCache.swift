@@ -2,9 +2,19 @@
 /// link events costs one classification per changed interface, not one per interface per event.
 ///
 /// Keyed by interface index, with the facts kept for comparison: hashing every interface's whole
-/// facts on every publish cost more than the classifications it saved.
+/// facts on every publish cost more than the classifications it saved. Entries are objects so
+/// that a lookup copies a reference, not the facts.
 public struct ClassificationCache: Sendable {
-    private var entries: [Int32: (facts: InterfaceFacts, classification: Classification)] = [:]
+    private final class Entry: Sendable {
+        let facts: InterfaceFacts
+        let classification: Classification
+        init(_ facts: InterfaceFacts, _ classification: Classification) {
+            self.facts = facts
+            self.classification = classification
+        }
+    }
+
+    private var entries: [Int32: Entry] = [:]
 
     public init() {}
 
@@ -14,20 +24,19 @@ public struct ClassificationCache: Sendable {
     /// ``Classifier/classify(all:)``, reusing cached classifications; forgets interfaces that are
     /// gone or whose facts changed.
     public mutating func classify(all interfaces: [InterfaceFacts], with classifier: Classifier) -> [Int32: Classification] {
-        var seen = 0
         var entries = self.entries
         self.entries = [:]
         let result = classifier.classify(all: interfaces) { facts in
-            seen += 1
             if let cached = entries[facts.index], cached.facts == facts { return cached.classification }
             let classification = classifier.classify(facts)
-            entries[facts.index] = (facts, classification)
+            entries[facts.index] = Entry(facts, classification)
             return classification
         }
-        // Interfaces that went away: only scan when the counts say some did.
-        if entries.count > seen {
+        // Interfaces that went away: only looked for when the counts say some did.
+        if entries.count > interfaces.count {
             let present = Set(interfaces.map(\.index))
-            entries = entries.filter { present.contains($0.key) }
+            let gone = entries.keys.filter { !present.contains($0) }
+            for index in gone { entries[index] = nil }
         }
         self.entries = entries
         return result

@@ -69,10 +69,12 @@ public struct Classifier: Sendable {
         // Only stacked devices and aggregates can take another interface's transport: a storm of
         // veths (virtual, neither) must not pay for the lookup tables below.
         var inheriting: [Int] = []
-        for (position, facts) in interfaces.enumerated() {
-            let own = single(facts)
-            byIndex[facts.index] = own
-            if own.type == .virtual && (Self.isStacked(facts) || Self.isAggregate(facts)) { inheriting.append(position) }
+        for position in interfaces.indices {
+            let own = single(interfaces[position])
+            byIndex[interfaces[position].index] = own
+            if own.type == .virtual && (Self.isStacked(interfaces[position]) || Self.isAggregate(interfaces[position])) {
+                inheriting.append(position)
+            }
         }
         guard !inheriting.isEmpty else { return byIndex }
         let factsByIndex = Dictionary(interfaces.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })

@@ -176,8 +176,10 @@ private final class WatchSession {
 
     /// A publish cheaper than this (a host with tens of interfaces) is never spaced out.
     private static let cheapPublish: Int64 = 50_000
-    /// Publishes allowed at once inside the spacing window before spacing applies.
+    /// Publishes allowed at once inside the spacing window before spacing applies, and the
+    /// quiet time after which that allowance is whole again.
     private static let eagerPublishBurst = 3
+    private static let quietSpell: Int64 = 50_000_000
     /// Upper bound of the spacing between publishes during a storm.
     private static let longestPublishSpacing: Int64 = 250_000_000
 
@@ -215,6 +217,7 @@ private final class WatchSession {
         // Publishes made inside the spacing window: the first few go out at once, so a change
         // that comes in two steps (link up, then its route) is not held back like a storm.
         var eagerPublishes = 0
+        var lastPublish: Int64 = 0
         while true {
             for index in fds.indices { fds[index].revents = 0 }
             let publishAt = eagerPublishes < Self.eagerPublishBurst ? 0 : nextPublish
@@ -254,9 +257,12 @@ private final class WatchSession {
             // tenth of a core on them.
             // The cost is CPU time, so a handler that blocks does not stretch the spacing.
             guard pending else { continue }
-            let withinSpacing = reach_monotonic_ns() < nextPublish
-            if withinSpacing && eagerPublishes >= Self.eagerPublishBurst { continue }
-            eagerPublishes = withinSpacing ? eagerPublishes + 1 : 0
+            let now = reach_monotonic_ns()
+            // Only a quiet spell refills the burst; in a storm, spacing applies throughout.
+            if now - lastPublish >= Self.quietSpell { eagerPublishes = 0 }
+            if now < nextPublish && eagerPublishes >= Self.eagerPublishBurst { continue }
+            if now < nextPublish { eagerPublishes += 1 }
+            lastPublish = now
             let started = reach_thread_cpu_ns()
             refreshRoutes(dump: pendingDump)
             publish()
@@ -325,19 +331,24 @@ private final class WatchSession {
         onSnapshot(table.snapshot())
     }
 
-    /// libnl keeps an `AF_INET6` link object per interface that no deletion ever removes;
-    /// drop those of deleted interfaces so a long-running monitor does not grow.
+    /// libnl keeps an `AF_INET6` (and, for bridge ports, `AF_BRIDGE`) link object per
+    /// interface that no deletion ever removes; drop those of deleted interfaces so a
+    /// long-running monitor does not grow. Looked up by (family, index) in libnl's hash table:
+    /// a scan of the whole cache per batch made mass deletions quadratic.
     @discardableResult
     private func purgeDeletedFamilyObjects() -> Int {
-        let deleted = Set(table.takeDeletedIndices())
-        guard !deleted.isEmpty, let linkCache else { return 0 }
-        var stale: [OpaquePointer] = []
-        LibnlObjects.forEach(linkCache) { object in
-            if rtnl_link_get_family(object) != AF_UNSPEC, deleted.contains(Int32(rtnl_link_get_ifindex(object))) {
-                stale.append(object)
+        let deleted = table.takeDeletedIndices()
+        guard !deleted.isEmpty, let linkCache, let needle = rtnl_link_alloc() else { return 0 }
+        defer { rtnl_link_put(needle) }
+        for index in deleted {
+            rtnl_link_set_ifindex(needle, index)
+            for family in [AF_INET6, AF_BRIDGE] {
+                rtnl_link_set_family(needle, family)
+                guard let stale = nl_cache_search(linkCache, needle) else { continue }
+                nl_cache_remove(stale)
+                nl_object_put(stale)
             }
         }
-        for object in stale { nl_cache_remove(object) }
         return deleted.count
     }
 }

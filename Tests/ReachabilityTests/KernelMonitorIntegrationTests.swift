@@ -181,6 +181,8 @@ struct KernelMonitorIntegrationTests {
         await first.cancel()
         #expect(watcherThreads() == before + 1)
         await second.cancel()
+        // A source whose start is still returning is stopped as soon as it has: bounded wait.
+        for _ in 0..<1_000 where watcherThreads() != before { try await Task.sleep(for: .milliseconds(5)) }
         #expect(watcherThreads() == before)
     }
 }
