@@ -122,3 +122,28 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (scripts/fuzz/run.sh), declared only when REACH_FUZZ=1: a plain `swift build`
+// never sees them, and they need `--sanitize fuzzer`, without which they have no `main`.
+//
+// They live in this manifest rather than in a package of their own under scripts/fuzz because
+// the route-message parsers are not public: `package` access reaches them from here (as it
+// does from the test targets), but not from another package, which would need them made
+// public or `@testable` imports with `-enable-testing` in an optimized build.
+if Context.environment["REACH_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzConfiguration", ["ReachabilityCore"]),
+        ("FuzzRuleSelector", ["ReachabilityCore"]),
+        ("FuzzGlob", ["ReachabilityCore"]),
+        ("FuzzDHCPLease", ["ReachabilityCore"]),
+        ("FuzzRouteMessage", ["ReachabilityLinux", "CNetlink"]),
+    ]
+    for (name, dependencies) in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: name,
+            dependencies: dependencies,
+            path: "scripts/fuzz/Sources/\(name)",
+            swiftSettings: strictSettings
+        ))
+    }
+}
