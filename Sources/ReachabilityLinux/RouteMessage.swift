@@ -63,7 +63,12 @@ package struct RouteMessage {
         var hops: [(Int32, String?)] = []
         var remaining = Int32(length)
         guard remaining >= Int32(MemoryLayout<rtnexthop>.size) else { return [] }
-        var hop: UnsafeMutablePointer<rtnexthop>? = data.assumingMemoryBound(to: rtnexthop.self)
+        let first = data.assumingMemoryBound(to: rtnexthop.self)
+        // reach_rtnh_next checks that each later hop fits; the first needs the same check, or
+        // its attribute walk runs past RTA_MULTIPATH (and past the message).
+        let firstLength = Int(first.pointee.rtnh_len)
+        guard firstLength >= MemoryLayout<rtnexthop>.size, firstLength <= length else { return [] }
+        var hop: UnsafeMutablePointer<rtnexthop>? = first
         while let current = hop {
             var gateway: String?
             var attrRemaining = reach_rtnh_attrs_len(current)
