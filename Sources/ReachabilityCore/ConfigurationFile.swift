@@ -17,21 +17,14 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// Every problem in a configuration file's text (empty when it is valid): for `reach config
     /// check`, which reports them all rather than the first.
     public static func problems(in text: String, name: String) -> [ConfigurationFileError] {
-        var problems: [ConfigurationFileError] = []
-        var remaining = text
-        var offset = 0
-        while true {
-            do {
-                _ = try ConfigurationFile(parsing: remaining, name: name)
-                return problems
+        // Each line on its own: parsing the rest of the file again after every bad line took
+        // time quadratic in the number of bad lines (seconds for a few thousand).
+        ruleLines(text).compactMap { number, line -> ConfigurationFileError? in
+            do throws(OverrideRuleError) {
+                _ = try OverrideRule(parsing: line, origin: "\(name):\(number)")
+                return nil
             } catch {
-                var problem = error
-                problem.line += offset
-                problems.append(problem)
-                // Continue after the bad line.
-                let lines = remaining.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-                offset += error.line
-                remaining = lines.dropFirst(error.line).joined(separator: "\n")
+                return ConfigurationFileError(file: name, line: number, text: line, reason: error.reason)
             }
         }
     }
@@ -39,21 +32,27 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// Parses the text of a configuration file; `name` appears in errors and evidence.
     public init(parsing text: String, name: String) throws(ConfigurationFileError) {
         var rules: [OverrideRule] = []
-        var lineNumber = 0
-        // `\r\n` is one Character in Swift: split on any newline, not on "\n".
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            lineNumber += 1
-            var line = Substring(rawLine)
-            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
-            let trimmed = line.trimmingSpaces
-            if trimmed.isEmpty { continue }
+        for (number, line) in Self.ruleLines(text) {
             do {
-                rules.append(try OverrideRule(parsing: trimmed, origin: "\(name):\(lineNumber)"))
+                rules.append(try OverrideRule(parsing: line, origin: "\(name):\(number)"))
             } catch {
-                throw ConfigurationFileError(file: name, line: lineNumber, text: trimmed, reason: error.reason)
+                throw ConfigurationFileError(file: name, line: number, text: line, reason: error.reason)
             }
         }
         self.rules = rules
+    }
+
+    /// The lines that hold a rule, numbered from 1, without comments and surrounding blanks.
+    private static func ruleLines(_ text: String) -> [(number: Int, text: String)] {
+        var lines: [(number: Int, text: String)] = []
+        // `\r\n` is one Character in Swift: split on any newline, not on "\n".
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            var line = Substring(rawLine)
+            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+            let trimmed = line.trimmingSpaces
+            if !trimmed.isEmpty { lines.append((index + 1, trimmed)) }
+        }
+        return lines
     }
 }
 

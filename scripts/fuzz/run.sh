@@ -27,7 +27,7 @@ for entry in "${all_targets[@]}"; do
     if [[ $# -eq 0 || " $* " == *" ${entry%% *} "* ]]; then targets+=("$entry"); fi
 done
 [[ ${#targets[@]} -gt 0 ]] || { echo "fuzz: no such target: $*" >&2; exit 2; }
-timeout_per_input=10
+timeout_per_input=5
 
 # The fuzz targets exist in Package.swift only with REACH_FUZZ=1. `--sanitize fuzzer` makes
 # SwiftPM link libFuzzer's main (instead of the executable's own). The sanitizers are then
