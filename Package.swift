@@ -28,7 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
-        // libnl-3 / libnl-route-3 and the kernel headers; imported only by ReachabilityLinux.
+        // libnl-3 / libnl-route-3 and the kernel headers; imported only by ReachabilityLinux (and,
+        // for the layout of raw netlink messages, by its tests and the route-message fuzz target).
         .systemLibrary(
             name: "CNetlink",
             pkgConfig: "libnl-route-3.0",
@@ -101,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachabilityLinuxTests",
-            dependencies: ["ReachabilityLinux", "ReachabilityCore", "ReachabilityTestKit"],
+            dependencies: ["ReachabilityLinux", "ReachabilityCore", "ReachabilityTestKit", "CNetlink"],
             swiftSettings: strictSettings
         ),
         .testTarget(
