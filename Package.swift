@@ -29,7 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
-        // libnl-3 / libnl-route-3 and the kernel headers; imported only by ReachabilityLinux.
+        // libnl-3 / libnl-route-3 and the kernel headers; imported only by ReachabilityLinux (and,
+        // for the layout of raw netlink messages, by its tests and the route-message fuzz target).
         .systemLibrary(
             name: "CNetlink",
             pkgConfig: "libnl-route-3.0",
@@ -130,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachabilityLinuxTests",
-            dependencies: ["ReachabilityLinux", "ReachabilityCore", "ReachabilityTestKit"],
+            dependencies: ["ReachabilityLinux", "ReachabilityCore", "ReachabilityTestKit", "CNetlink"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -151,3 +152,28 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (scripts/fuzz/run.sh), declared only when REACH_FUZZ=1: a plain `swift build`
+// never sees them, and they need `--sanitize fuzzer`, without which they have no `main`.
+//
+// They live in this manifest rather than in a package of their own under scripts/fuzz because
+// the route-message parsers are not public: `package` access reaches them from here (as it
+// does from the test targets), but not from another package, which would need them made
+// public or `@testable` imports with `-enable-testing` in an optimized build.
+if Context.environment["REACH_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzConfiguration", ["ReachabilityCore"]),
+        ("FuzzRuleSelector", ["ReachabilityCore"]),
+        ("FuzzGlob", ["ReachabilityCore"]),
+        ("FuzzDHCPLease", ["ReachabilityCore"]),
+        ("FuzzRouteMessage", ["ReachabilityLinux", "CNetlink"]),
+    ]
+    for (name, dependencies) in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: name,
+            dependencies: dependencies,
+            path: "scripts/fuzz/Sources/\(name)",
+            swiftSettings: strictSettings
+        ))
+    }
+}

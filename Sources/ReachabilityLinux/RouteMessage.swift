@@ -1,30 +1,31 @@
-internal import CNetlink
+// `package`: the init takes a CNetlink type, and tests and fuzz targets call it.
+package import CNetlink
 import Glibc
 import ReachabilityCore
 
 /// The parts of an `RTM_NEWROUTE` message the monitor needs, parsed from the raw attributes
 /// (libnl's route objects merge routes that differ only by interface, so they are not used).
-struct RouteMessage {
-    var family: Int32
-    var destinationLength: Int
-    var type: UInt8
-    var table: UInt32
-    var flags: UInt32
-    var metric: UInt32 = 0
-    var preferredSource: String?
+package struct RouteMessage {
+    package var family: Int32
+    package var destinationLength: Int
+    package var type: UInt8
+    package var table: UInt32
+    package var flags: UInt32
+    package var metric: UInt32 = 0
+    package var preferredSource: String?
     /// One entry per next hop: a plain route has one, an ECMP route (`RTA_MULTIPATH`) several.
-    var nextHops: [(interfaceIndex: Int32, gateway: String?)] = []
+    package var nextHops: [(interfaceIndex: Int32, gateway: String?)] = []
 
-    static let unicast: UInt8 = 1
+    package static let unicast: UInt8 = 1
     /// `RTN_LOCAL`: the destination is one of this host's addresses.
-    static let local: UInt8 = 2
+    package static let local: UInt8 = 2
 
-    var isDefault: Bool { destinationLength == 0 }
-    var isClone: Bool { flags & UInt32(reach_rtm_f_cloned) != 0 }
+    package var isDefault: Bool { destinationLength == 0 }
+    package var isClone: Bool { flags & UInt32(reach_rtm_f_cloned) != 0 }
     var addressFamily: AddressFamily? { family == AF_INET ? .ipv4 : (family == AF_INET6 ? .ipv6 : nil) }
 
     /// Parses a route message; nil for anything that is not a route.
-    init?(_ header: UnsafeMutablePointer<nlmsghdr>) {
+    package init?(_ header: UnsafeMutablePointer<nlmsghdr>) {
         let type = Int32(header.pointee.nlmsg_type)
         guard type == reach_rtm_newroute || type == reach_rtm_delroute else { return nil }
         let headerLength = Self.align(MemoryLayout<nlmsghdr>.size)
@@ -64,7 +65,12 @@ struct RouteMessage {
         var hops: [(Int32, String?)] = []
         var remaining = Int32(length)
         guard remaining >= Int32(MemoryLayout<rtnexthop>.size) else { return [] }
-        var hop: UnsafeMutablePointer<rtnexthop>? = data.assumingMemoryBound(to: rtnexthop.self)
+        let first = data.assumingMemoryBound(to: rtnexthop.self)
+        // reach_rtnh_next checks that each later hop fits; the first needs the same check, or
+        // its attribute walk runs past RTA_MULTIPATH (and past the message).
+        let firstLength = Int(first.pointee.rtnh_len)
+        guard firstLength >= MemoryLayout<rtnexthop>.size, firstLength <= length else { return [] }
+        var hop: UnsafeMutablePointer<rtnexthop>? = first
         while let current = hop {
             var gateway: String?
             var attrRemaining = reach_rtnh_attrs_len(current)

@@ -1,4 +1,5 @@
-internal import CNetlink
+// `package`: `ruleMark` takes a CNetlink type, and tests and fuzz targets call it.
+package import CNetlink
 import Glibc
 import ReachabilityCore
 
@@ -7,7 +8,7 @@ import ReachabilityCore
 /// Default routes come from a fresh dump every time, never from libnl's route cache, whose
 /// object identity ignores the interface (two same-metric defaults on different links collapse
 /// into one object there).
-final class RouteQueries {
+package final class RouteQueries {
     private let socket: NetlinkSocket
     private var collected: [RouteMessage] = []
     private var collectedRules: [(priority: UInt32, mark: UInt32)] = []
@@ -54,7 +55,7 @@ final class RouteQueries {
     }
 
     /// The mark of an `RTM_NEWRULE` message that tests one (`fwmark X` or `not fwmark X`).
-    private static func ruleMark(_ header: UnsafeMutablePointer<nlmsghdr>) -> (UInt32, UInt32)? {
+    package static func ruleMark(_ header: UnsafeMutablePointer<nlmsghdr>) -> (UInt32, UInt32)? {
         guard Int32(header.pointee.nlmsg_type) == reach_rtm_newrule else { return nil }
         let headerLength = RouteMessage.align(MemoryLayout<nlmsghdr>.size)
         let bodyLength = RouteMessage.align(MemoryLayout<fib_rule_hdr>.size)

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Writes the binary seed corpora: netlink route and rule messages, and dhcpcd leases.
+
+The text seeds (configuration lines, selectors, globs, text leases) are committed as written;
+these are generated because they are bytes. Native byte order, as the kernel sends them.
+Run from anywhere: python3 scripts/fuzz/make_seeds.py
+"""
+import ipaddress
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# <linux/rtnetlink.h>, <linux/fib_rules.h>, <sys/socket.h>
+RTM_NEWROUTE, RTM_DELROUTE, RTM_NEWRULE = 24, 25, 32
+RTA_DST, RTA_OIF, RTA_GATEWAY, RTA_PRIORITY, RTA_PREFSRC = 1, 4, 5, 6, 7
+RTA_MULTIPATH, RTA_CACHEINFO, RTA_TABLE, RTA_PREF = 9, 12, 15, 20
+FRA_PRIORITY, FRA_FWMARK, FRA_TABLE, FRA_FWMASK = 6, 10, 15, 16
+AF_INET, AF_INET6 = 2, 10
+RTN_UNICAST, RTN_UNREACHABLE = 1, 7
+RT_TABLE_MAIN = 254
+RTPROT_KERNEL, RTPROT_BOOT, RTPROT_RA, RTPROT_DHCP = 2, 3, 9, 16
+RT_SCOPE_UNIVERSE, RT_SCOPE_LINK = 0, 253
+RTM_F_CLONED = 0x200
+NLM_F_MULTI = 0x2
+
+
+def pad(data):
+    return data + b"\0" * (-len(data) % 4)
+
+
+def attr(kind, payload):
+    return pad(struct.pack("=HH", 4 + len(payload), kind) + payload)
+
+
+def u32(value):
+    return struct.pack("=I", value)
+
+
+def addr(text):
+    return ipaddress.ip_address(text).packed
+
+
+def hop(ifindex, gateway=None):
+    attrs = attr(RTA_GATEWAY, addr(gateway)) if gateway else b""
+    return struct.pack("=HBBi", 8 + len(attrs), 0, 0, ifindex) + attrs
+
+
+def message(kind, body, attrs, flags=NLM_F_MULTI):
+    payload = pad(body) + b"".join(attrs)
+    return struct.pack("=IHHII", 16 + len(payload), kind, flags, 1, 0) + payload
+
+
+def route(family, attrs, kind=RTM_NEWROUTE, dst_len=0, table=RT_TABLE_MAIN, protocol=RTPROT_DHCP,
+          scope=RT_SCOPE_UNIVERSE, rtype=RTN_UNICAST, flags=0):
+    body = struct.pack("=BBBBBBBBI", family, dst_len, 0, 0, table, protocol, scope, rtype, flags)
+    return message(kind, body, attrs)
+
+
+def rule(family, attrs, table=RT_TABLE_MAIN):
+    body = struct.pack("=BBBBBBBBI", family, 0, 0, 0, table, 0, 0, 1, 0)
+    return message(RTM_NEWRULE, body, attrs)
+
+
+ROUTES = {
+    "ipv4-default-dhcp": route(AF_INET, [
+        attr(RTA_TABLE, u32(RT_TABLE_MAIN)), attr(RTA_PRIORITY, u32(600)), attr(RTA_PREFSRC, addr("192.168.1.23")),
+        attr(RTA_GATEWAY, addr("192.168.1.1")), attr(RTA_OIF, u32(2))]),
+    "ipv4-default-delroute": route(AF_INET, [
+        attr(RTA_TABLE, u32(RT_TABLE_MAIN)), attr(RTA_PRIORITY, u32(100)), attr(RTA_GATEWAY, addr("10.0.0.1")),
+        attr(RTA_OIF, u32(3))], kind=RTM_DELROUTE),
+    "ipv4-subnet-link-scope": route(AF_INET, [
+        attr(RTA_TABLE, u32(RT_TABLE_MAIN)), attr(RTA_DST, addr("192.168.1.0")), attr(RTA_PRIORITY, u32(600)),
+        attr(RTA_PREFSRC, addr("192.168.1.23")), attr(RTA_OIF, u32(2))],
+        dst_len=24, protocol=RTPROT_KERNEL, scope=RT_SCOPE_LINK),
+    "ipv4-policy-table-1000": route(AF_INET, [
+        attr(RTA_TABLE, u32(1000)), attr(RTA_GATEWAY, addr("100.64.0.1")), attr(RTA_OIF, u32(5))],
+        table=252, protocol=RTPROT_BOOT),
+    "ipv4-multipath": route(AF_INET, [
+        attr(RTA_TABLE, u32(RT_TABLE_MAIN)), attr(RTA_PRIORITY, u32(50)),
+        attr(RTA_MULTIPATH, hop(2, "10.0.0.1") + hop(3, "10.1.0.1") + hop(4))]),
+    "ipv4-cloned-cache": route(AF_INET, [
+        attr(RTA_TABLE, u32(RT_TABLE_MAIN)), attr(RTA_DST, addr("8.8.8.8")), attr(RTA_GATEWAY, addr("192.168.1.1")),
+        attr(RTA_OIF, u32(2)), attr(RTA_CACHEINFO, bytes(32))], dst_len=32, flags=RTM_F_CLONED),
+    "ipv4-unreachable": route(AF_INET, [attr(RTA_TABLE, u32(RT_TABLE_MAIN)), attr(RTA_PRIORITY, u32(4278198272))],
+                              rtype=RTN_UNREACHABLE, protocol=RTPROT_BOOT),
+    "ipv6-default-ra": route(AF_INET6, [
+        attr(RTA_TABLE, u32(RT_TABLE_MAIN)), attr(RTA_PRIORITY, u32(1024)), attr(RTA_GATEWAY, addr("fe80::1")),
+        attr(RTA_OIF, u32(3)), attr(RTA_CACHEINFO, bytes(32)), attr(RTA_PREF, b"\0")], protocol=RTPROT_RA),
+    "ipv6-prefsrc": route(AF_INET6, [
+        attr(RTA_TABLE, u32(RT_TABLE_MAIN)), attr(RTA_PRIORITY, u32(100)), attr(RTA_PREFSRC, addr("2001:db8::5")),
+        attr(RTA_GATEWAY, addr("2001:db8::1")), attr(RTA_OIF, u32(4))], protocol=RTPROT_BOOT),
+    "ipv6-multipath": route(AF_INET6, [
+        attr(RTA_TABLE, u32(RT_TABLE_MAIN)), attr(RTA_PRIORITY, u32(1024)),
+        attr(RTA_MULTIPATH, hop(3, "fe80::1") + hop(4, "fe80::2"))], protocol=RTPROT_RA),
+    "ipv6-delroute": route(AF_INET6, [
+        attr(RTA_TABLE, u32(RT_TABLE_MAIN)), attr(RTA_GATEWAY, addr("fe80::1")), attr(RTA_OIF, u32(3))],
+        kind=RTM_DELROUTE, protocol=RTPROT_RA),
+    "rule-fwmark": rule(AF_INET, [
+        attr(FRA_TABLE, u32(100)), attr(FRA_PRIORITY, u32(32000)), attr(FRA_FWMARK, u32(0xCA6C)),
+        attr(FRA_FWMASK, u32(0xFFFFFFFF))]),
+    "rule-ipv6-fwmark": rule(AF_INET6, [attr(FRA_PRIORITY, u32(100)), attr(FRA_FWMARK, u32(1))]),
+    "rule-no-mark": rule(AF_INET, [attr(FRA_TABLE, u32(RT_TABLE_MAIN)), attr(FRA_PRIORITY, u32(32766))]),
+}
+
+
+def dhcp_ack(options, yiaddr="192.168.43.37"):
+    header = bytearray(236)
+    header[0:4] = bytes([2, 1, 6, 0])
+    header[4:8] = bytes([0x3C, 0x1F, 0x9A, 0x42])
+    header[16:20] = addr(yiaddr)
+    header[28:34] = bytes([0x5A, 0x6B, 0x2C, 0x7D, 0x00, 0x02])
+    return bytes(header) + bytes([99, 130, 83, 99]) + options
+
+
+def option(code, data):
+    return bytes([code, len(data)]) + data
+
+
+ACK = option(53, b"\x05") + option(54, addr("192.168.43.1")) + option(51, struct.pack(">I", 3600)) + option(3, addr("192.168.43.1"))
+LEASES = {
+    "dhcpcd-android-metered.lease": dhcp_ack(ACK + option(43, b"ANDROID_METERED") + b"\xff"),
+    "dhcpcd-home.lease": dhcp_ack(ACK + b"\xff", yiaddr="192.168.1.23"),
+    "dhcpcd-overload.lease": dhcp_ack(option(53, b"\x05") + option(52, b"\x03") + option(43, b"ANDR") + b"\xff"),
+}
+
+
+def write(directory, files):
+    os.makedirs(directory, exist_ok=True)
+    for name, data in files.items():
+        with open(os.path.join(directory, name), "wb") as handle:
+            handle.write(data)
+
+
+write(os.path.join(HERE, "corpus", "FuzzRouteMessage"), ROUTES)
+write(os.path.join(HERE, "corpus", "FuzzDHCPLease"), LEASES)
