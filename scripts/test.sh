@@ -22,6 +22,13 @@ swift test --skip-build --no-parallel 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 
+# The parsers' fuzz targets, briefly (5 s each, on the committed seeds), so they keep building
+# and the seeds keep passing; `scripts/fuzz/run.sh 60` is the longer run.
+if ! scripts/fuzz/run.sh "${REACH_FUZZ_SECONDS:-5}"; then
+    echo "test: a fuzz target failed (inputs in .build-fuzz/artifacts/)" >&2
+    status=1
+fi
+
 # Leftover namespaces would mean a test leaked one (ours are anonymous, so there should be none).
 if ip netns list 2>/dev/null | grep -q '^reach-'; then
     echo "test: named reach-* namespaces were left behind" >&2
