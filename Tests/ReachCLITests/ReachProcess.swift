@@ -26,28 +26,19 @@ struct ReachResult {
 
 /// Runs `reach ARGS…` (inside `namespace` when given) to completion.
 func reach(_ arguments: [String], in namespace: TestNamespace? = nil) throws -> ReachResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     let command = [reachBinary] + arguments
-    process.arguments = namespace.map { ["nsenter", "--net=\($0.namespace.path)"] + command } ?? command
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ReachResult(
-        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    return try runToCompletion("/usr/bin/env", namespace.map { ["nsenter", "--net=\($0.namespace.path)"] + command } ?? command)
 }
 
 /// Runs `bash -c SCRIPT` to completion: for redirections (`> /dev/full`) and pipelines.
 func shell(_ script: String) throws -> ReachResult {
+    try runToCompletion("/bin/bash", ["-c", script])
+}
+
+private func runToCompletion(_ executable: String, _ arguments: [String]) throws -> ReachResult {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["-c", script]
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

@@ -28,6 +28,12 @@ private func configuration(debounce: Duration = .zero) throws -> MonitorConfigur
         overrides: [try OverrideRule(parsing: "wifi0=wifi"), try OverrideRule(parsing: "cell0=cellular")], debounce: debounce)
 }
 
+/// Lets the debouncer take in what was sent, then waits until it sleeps on the clock.
+private func debouncerCaughtUp(_ clock: TestClock) async {
+    for _ in 0..<200 { await Task.yield() }
+    await clock.waitForSleepers()
+}
+
 @Suite("NetworkMonitor stream semantics")
 struct NetworkMonitorStreamTests {
     @Test func firstValueIsTheCurrentPath() async throws {
@@ -152,8 +158,7 @@ struct NetworkMonitorStreamTests {
         source.send(online(via: "cell0", index: 3))
         source.send(online(via: "wifi0", index: 2, extraInterface: "veth9"))
         // Let the debouncer take in the whole burst before time moves.
-        for _ in 0..<200 { await Task.yield() }
-        await clock.waitForSleepers()
+        await debouncerCaughtUp(clock)
         clock.advance(by: .milliseconds(500))
         let settled = try await recorder.wait(after: 1) { _ in true }
         #expect(settled.interface(named: "veth9") != nil)
@@ -212,8 +217,7 @@ struct NetworkMonitorStreamTests {
         _ = try await recorder.wait { $0.status == .wifi }
 
         source.send(online(via: "cell0", index: 3))
-        for _ in 0..<200 { await Task.yield() }
-        await clock.waitForSleepers()
+        await debouncerCaughtUp(clock)
         // A veth appearing and disappearing, 300 ms into the quiet period: no change of summary.
         clock.advance(by: .milliseconds(300))
         source.send(online(via: "cell0", index: 3, extraInterface: "veth9"))
@@ -235,12 +239,10 @@ struct NetworkMonitorStreamTests {
         let recorder = PathRecorder(monitor.paths)
         _ = try await recorder.wait { $0.status == .wifi }
         source.send(online(via: "cell0", index: 3))
-        for _ in 0..<200 { await Task.yield() }
-        await clock.waitForSleepers()
+        await debouncerCaughtUp(clock)
         clock.advance(by: .milliseconds(300))
         source.send(online(via: "cell0", index: 3, extraInterface: "veth9"))
-        for _ in 0..<200 { await Task.yield() }
-        await clock.waitForSleepers()
+        await debouncerCaughtUp(clock)
         clock.advance(by: .milliseconds(500))
         let settled = try await recorder.wait(after: 1) { _ in true }
         // One line for the burst: the churned path, published after the churn's quiet period.
@@ -258,13 +260,11 @@ struct NetworkMonitorStreamTests {
         _ = try await recorder.wait { $0.status == .wifi }
         source.send(online(via: "cell0", index: 3))
         source.send(online(via: "wifi0", index: 2))
-        for _ in 0..<200 { await Task.yield() }
-        await clock.waitForSleepers()
+        await debouncerCaughtUp(clock)
         clock.advance(by: .milliseconds(500))
         // A later real change proves the pipeline ran; the undone one left no trace before it.
         source.send(offline)
-        for _ in 0..<200 { await Task.yield() }
-        await clock.waitForSleepers()
+        await debouncerCaughtUp(clock)
         clock.advance(by: .milliseconds(500))
         _ = try await recorder.wait { $0.status == .unreachable }
         #expect(recorder.paths.map(\.status) == [.wifi, .unreachable])

@@ -97,7 +97,10 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 TARGET_LATENCY_RATIO = 1.5
 TARGET_CPU_RATIO = 2.0
-TARGET_RSS_MIB = 12.0
+TARGET_IDLE_RSS_MIB = 12.0
+TARGET_RSS_MIB_AT_1000 = 14.0
+TARGET_ANON_MIB = 4.0
+TARGET_STARTUP_MS = 15.0
 
 
 def log(message: str) -> None:
@@ -466,6 +469,7 @@ def usage_of(proc: Monitored) -> dict:
         "cpu_ms": cpu_ms(pid),
         "clock_ms": clock_ms(pid),
         "rss_kib": status_kib(pid, "VmRSS"),
+        "anon_kib": status_kib(pid, "RssAnon"),
         "hwm_kib": status_kib(pid, "VmHWM"),
         "threads": status_kib(pid, "Threads"),
     }
@@ -1204,13 +1208,21 @@ def render(results: dict) -> tuple[str, list, list]:
             for label, hwm, count in (("half", s["reach_hwm_kib_half"], s["interfaces_half"]),
                                       ("full", s["reach_hwm_kib_full"], s["interfaces_full"])):
                 mib = hwm / 1024
-                ok = mib <= TARGET_RSS_MIB
-                lines.append(f"  reach VmHWM with {count} interfaces: {mib:.2f} MiB   target <= {TARGET_RSS_MIB:.0f} MiB "
-                             f"(defined at 1000 interfaces): {verdict(ok)}")
-                targets.append({"name": f"3 storm reach peak RSS MiB at {count} interfaces", "value": mib,
-                                "limit": TARGET_RSS_MIB, "met": ok})
+                # The target is defined at 1000 interfaces (the half-way point of the storm).
+                ok = mib <= TARGET_RSS_MIB_AT_1000 if label == "half" else None
+                lines.append(f"  reach VmHWM with {count} interfaces: {mib:.2f} MiB"
+                             + (f"   target <= {TARGET_RSS_MIB_AT_1000:.0f} MiB: {verdict(ok)}" if label == "half" else ""))
+                if label == "half":
+                    targets.append({"name": f"3 storm reach peak RSS MiB at {count} interfaces", "value": mib,
+                                    "limit": TARGET_RSS_MIB_AT_1000, "met": ok})
+            idle = s["reach_idle_start"]
+            for name, value, limit in (("reach idle VmRSS MiB", idle["rss_kib"] / 1024, TARGET_IDLE_RSS_MIB),
+                                       ("reach idle anonymous RSS MiB", (idle.get("anon_kib") or 0) / 1024, TARGET_ANON_MIB),
+                                       ("reach start-up to first line ms", s["reach_startup_ms"], TARGET_STARTUP_MS)):
+                targets.append({"name": f"3 {name}", "value": value, "limit": limit, "met": value <= limit})
             lines.append(f"  reach: startup to first line {fmt(s['reach_startup_ms'], 1)} ms, "
-                         f"VmRSS idle {fmt(s['reach_idle_start']['rss_kib'] / 1024)} MiB, "
+                         f"VmRSS idle {fmt(s['reach_idle_start']['rss_kib'] / 1024)} MiB "
+                         f"(anonymous {fmt((s['reach_idle_start'].get('anon_kib') or 0) / 1024)} MiB), "
                          f"idle CPU {fmt(s['idle']['reach_cpu_ms'], 2)} ms over {s['idle']['seconds']} s, "
                          f"{s['reach_idle_start']['threads']} threads; "
                          f"VmRSS after delete {fmt(s['reach_rss_kib_after_delete'] / 1024)} MiB")
