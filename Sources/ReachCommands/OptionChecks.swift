@@ -25,11 +25,15 @@ package enum OptionChecks {
 
     /// Throws unless `path` is a readable regular file (of at most 16 MiB): a CA file, a
     /// header file. Checked before any traffic, so a typo is a usage error, not a TLS failure.
-    package static func readableFile(_ path: String, option: String) throws {
+    package static func readableFile(_ path: String, option: String, mustContain marker: String? = nil, what: String = "") throws {
+        let bytes: [UInt8]
         do {
-            _ = try FileSystem.readRegularFile(path, limit: 16 << 20)
+            bytes = try FileSystem.readRegularFile(path, limit: 16 << 20)
         } catch {
             throw ValidationError("\(option) \(path): \(error.reason)")
+        }
+        if let marker, !String(decoding: bytes, as: UTF8.self).contains(marker) {
+            throw ValidationError("\(option) \(path): \(what)")
         }
     }
 

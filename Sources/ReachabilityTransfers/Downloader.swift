@@ -684,7 +684,8 @@ public final class Downloader: Sendable {
             return transient(.io)
         }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
-            return fatal(.tlsFailure)
+            let failure = DownloadError(.tlsFailure, url: url, detail: tlsReason(error))
+            return (failure, .fatal(failure))
         }
         if let error = error as? IOError {
             switch error.errnoCode {
@@ -702,6 +703,20 @@ public final class Downloader: Sendable {
         }
         return transient(.io)
     }
+}
+
+/// A TLS error in words, without BoringSSL's source locations (`… at /path/to/handshake.cc:320`):
+/// build paths mean nothing to a user and leak the build machine's layout.
+package func tlsReason(_ error: any Error) -> String {
+    let text = "\(error)"
+    if text.contains("CERTIFICATE_VERIFY_FAILED") { return "the server's certificate did not verify (CERTIFICATE_VERIFY_FAILED)" }
+    var out = ""
+    var rest = Substring(text)
+    while let at = rest.firstRange(of: " at /") {
+        out += rest[..<at.lowerBound]
+        rest = rest[at.upperBound...].drop { !($0 == " " || $0 == "]" || $0 == ")" || $0 == ",") }
+    }
+    return out + rest
 }
 
 /// When the current attempt last received anything; watched against the read timeout.

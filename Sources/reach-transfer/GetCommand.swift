@@ -69,7 +69,7 @@ struct GetCommand: AsyncParsableCommand {
         if let caFile {
             // A CA file that cannot be used is a usage error before any traffic (exit 64), not a
             // TLS failure later.
-            try OptionChecks.readableFile(caFile, option: "--ca-file")
+            try OptionChecks.readableFile(caFile, option: "--ca-file", mustContain: "-----BEGIN CERTIFICATE-----", what: "no PEM certificate")
         }
         for url in urls { try OptionChecks.checkPort(url) }
     }

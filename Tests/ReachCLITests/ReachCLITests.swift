@@ -33,6 +33,7 @@ struct ReachUsageErrorTests {
         BadInvocation(arguments: ["frobnicate"], mentions: "frobnicate"),
         // `reach get` runs in reach-transfer: its usage errors come back through the exec.
         BadInvocation(arguments: ["get", "--ca-file", "/nonexistent/ca.pem", "http://127.0.0.1:9/x"], mentions: "--ca-file /nonexistent/ca.pem: No such file or directory"),
+        BadInvocation(arguments: ["get", "--ca-file", "/etc/passwd", "https://127.0.0.1:9/x"], mentions: "--ca-file /etc/passwd: no PEM certificate"),
         BadInvocation(arguments: ["get", "http://127.0.0.1:99999/x"], mentions: "not a valid port in 'http://127.0.0.1:99999/x'"),
         BadInvocation(arguments: ["get", "--settle", "inf", "http://127.0.0.1:9/x"], mentions: "--settle must be a number of seconds"),
         BadInvocation(arguments: ["get", "--per-host", "0", "http://127.0.0.1:9/x"], mentions: "--per-host must be from 1 to 64"),

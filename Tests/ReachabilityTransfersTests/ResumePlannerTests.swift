@@ -244,3 +244,19 @@ struct DownloadErrorTests {
         #expect(DownloadError(.httpStatus(404), url: "u").description.contains("404"))
     }
 }
+
+/// TLS errors reach users without the build machine's source paths.
+@Suite("TLS error text")
+struct TLSReasonTests {
+    struct Opaque: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    @Test func sourceLocationsAreDropped() {
+        let raw = Opaque(description: "handshakeFailed(sslError([Error: 1 error:10000410:SSL routines:OPENSSL_internal:SSLV3_ALERT_HANDSHAKE_FAILURE at /work/x/.build/checkouts/swift-nio-ssl/Sources/CNIOBoringSSL/ssl/tls_record.cc:592]))")
+        let text = tlsReason(raw)
+        #expect(!text.contains("/work/"))
+        #expect(text.contains("SSLV3_ALERT_HANDSHAKE_FAILURE"))
+        #expect(tlsReason(Opaque(description: "x CERTIFICATE_VERIFY_FAILED at /a/b.cc:1")) == "the server's certificate did not verify (CERTIFICATE_VERIFY_FAILED)")
+    }
+}
