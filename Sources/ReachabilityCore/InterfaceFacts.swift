@@ -3,39 +3,101 @@
 /// Every field is optional where one source cannot tell it: an offline reading of a sysfs tree
 /// has no rtnl `kind`, a namespace whose sysfs is not mounted has no ``SysfsFacts``.
 public struct InterfaceFacts: Sendable, Hashable {
-    public var name: String
     public var index: Int32
-    public var flags: LinkFlags?
-    public var operationalState: OperationalState?
+    public var name: String {
+        get { storage.fields.name }
+        set { mutate { $0.name = newValue } }
+    }
+    public var flags: LinkFlags? {
+        get { storage.fields.flags }
+        set { mutate { $0.flags = newValue } }
+    }
+    public var operationalState: OperationalState? {
+        get { storage.fields.operationalState }
+        set { mutate { $0.operationalState = newValue } }
+    }
     /// `ifi_type`, an `ARPHRD_*` value.
-    public var hardwareType: UInt16?
+    public var hardwareType: UInt16? {
+        get { storage.fields.hardwareType }
+        set { mutate { $0.hardwareType = newValue } }
+    }
     /// The rtnl link kind (`IFLA_INFO_KIND`): `veth`, `bridge`, `wireguard`, `tun`, `wwan`, …
-    public var kind: String?
+    public var kind: String? {
+        get { storage.fields.kind }
+        set { mutate { $0.kind = newValue } }
+    }
     /// The bridge or bond this interface is enslaved to (`IFLA_MASTER`).
-    public var masterIndex: Int32?
+    public var masterIndex: Int32? {
+        get { storage.fields.masterIndex }
+        set { mutate { $0.masterIndex = newValue } }
+    }
     /// The lower device of a VLAN, macvlan or tunnel (`IFLA_LINK`), when it differs from itself.
-    public var parentIndex: Int32?
-    public var macAddress: String?
-    public var sysfs: SysfsFacts?
+    public var parentIndex: Int32? {
+        get { storage.fields.parentIndex }
+        set { mutate { $0.parentIndex = newValue } }
+    }
+    public var macAddress: String? {
+        get { storage.fields.macAddress }
+        set { mutate { $0.macAddress = newValue } }
+    }
+    public var sysfs: SysfsFacts? {
+        get { storage.fields.sysfs }
+        set { mutate { $0.sysfs = newValue } }
+    }
     /// Hints from the interface's DHCP client lease, when one was found.
-    public var dhcpHints: DHCPHints?
+    public var dhcpHints: DHCPHints? {
+        get { storage.fields.dhcpHints }
+        set { mutate { $0.dhcpHints = newValue } }
+    }
+
+    /// The facts live in one copy-on-write box: a snapshot of thousands of interfaces is copied
+    /// into every path evaluation, and a copy of a dozen strings per interface was most of a
+    /// storm's CPU. A copy is now one reference.
+    private var storage: Storage
 
     public init(
         name: String, index: Int32, flags: LinkFlags? = nil, operationalState: OperationalState? = nil,
         hardwareType: UInt16? = nil, kind: String? = nil, masterIndex: Int32? = nil, parentIndex: Int32? = nil,
         macAddress: String? = nil, sysfs: SysfsFacts? = nil, dhcpHints: DHCPHints? = nil
     ) {
-        self.name = name
         self.index = index
-        self.flags = flags
-        self.operationalState = operationalState
-        self.hardwareType = hardwareType
-        self.kind = kind
-        self.masterIndex = masterIndex
-        self.parentIndex = parentIndex
-        self.macAddress = macAddress
-        self.sysfs = sysfs
-        self.dhcpHints = dhcpHints
+        storage = Storage(Fields(
+            name: name, flags: flags, operationalState: operationalState, hardwareType: hardwareType, kind: kind,
+            masterIndex: masterIndex, parentIndex: parentIndex, macAddress: macAddress, sysfs: sysfs, dhcpHints: dhcpHints))
+    }
+
+    public static func == (lhs: InterfaceFacts, rhs: InterfaceFacts) -> Bool {
+        lhs.index == rhs.index && (lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(index)
+        hasher.combine(storage.fields)
+    }
+
+    private mutating func mutate(_ change: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        change(&storage.fields)
+    }
+
+    private struct Fields: Hashable, Sendable {
+        var name: String
+        var flags: LinkFlags?
+        var operationalState: OperationalState?
+        var hardwareType: UInt16?
+        var kind: String?
+        var masterIndex: Int32?
+        var parentIndex: Int32?
+        var macAddress: String?
+        var sysfs: SysfsFacts?
+        var dhcpHints: DHCPHints?
+    }
+
+    // `@unchecked`: `fields` is only written through `mutate`, after the box was made unique,
+    // so a box shared between values (and threads) is never written: value semantics.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
     }
 }
 

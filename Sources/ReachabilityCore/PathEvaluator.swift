@@ -97,7 +97,10 @@ public struct PathEvaluator: Sendable {
     private func publishedInterfaces(
         _ all: [InterfaceFacts], _ classifications: [Int32: Classification], _ addresses: [Int32: [InterfaceAddress]]
     ) -> [Interface] {
-        all.sorted { $0.index < $1.index }.map { facts in
+        // Snapshots from the kernel come sorted by index: checking is cheaper than sorting again.
+        let isSorted = all.indices.dropFirst().allSatisfy { all[$0 - 1].index < all[$0].index }
+        let ordered = isSorted ? all : all.sorted { $0.index < $1.index }
+        return ordered.map { facts in
             let classification = classifications[facts.index] ?? classifier.classify(facts)
             let own = addresses[facts.index, default: []]
             let ordered = own.filter { $0.family == .ipv4 } + own.filter { $0.family == .ipv6 }

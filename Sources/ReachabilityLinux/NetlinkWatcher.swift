@@ -180,6 +180,8 @@ private final class WatchSession {
     /// quiet time after which that allowance is whole again.
     private static let eagerPublishBurst = 3
     private static let quietSpell: Int64 = 50_000_000
+    /// During a storm, publishes are this many times their own CPU cost apart.
+    private static let publishSpacingFactor: Int64 = 20
     /// Upper bound of the spacing between publishes during a storm.
     private static let longestPublishSpacing: Int64 = 250_000_000
 
@@ -252,9 +254,10 @@ private final class WatchSession {
             }
             // Publishing costs O(interfaces). A change after a quiet spell is published at
             // once, and so are the next `eagerPublishBurst`; while changes keep coming and a
-            // publish costs more than `cheapPublish`, publishes are then spaced by ten times what
-            // the last one cost, so a storm over thousands of links spends at most about a
-            // tenth of a core on them.
+            // publish costs more than `cheapPublish`, publishes are then spaced by
+            // `publishSpacingFactor` times what the last one cost, so a storm over thousands of
+            // links spends at most about a twentieth of a core on them; the settled state still
+            // goes out one spacing (at most `longestPublishSpacing`) after the storm.
             // The cost is CPU time, so a handler that blocks does not stretch the spacing.
             guard pending else { continue }
             let now = reach_monotonic_ns()
@@ -269,7 +272,7 @@ private final class WatchSession {
             pending = false
             pendingDump = false
             let cost = reach_thread_cpu_ns() - started
-            nextPublish = cost < Self.cheapPublish ? 0 : reach_monotonic_ns() + min(10 * cost, Self.longestPublishSpacing)
+            nextPublish = cost < Self.cheapPublish ? 0 : reach_monotonic_ns() + min(Self.publishSpacingFactor * cost, Self.longestPublishSpacing)
         }
     }
 
