@@ -105,8 +105,14 @@ public final class NetworkMonitor: Sendable {
         return stream
     }
 
+    /// Called from an iterator's termination handler, which Swift runs while it holds the
+    /// cancelled task's status lock: stopping the source there would join the netlink thread
+    /// while that thread may be blocked resuming the same task (a deadlock seen in testing).
+    /// The stop therefore runs on a dispatch thread; the lifecycle is already idle, so a new
+    /// subscriber starts a new run at once and the old run's late paths are ignored.
     private func unsubscribe(_ id: UInt64) {
-        lifecycle.withLock { $0.unsubscribe(id) }?.cancel()
+        guard let subscription = lifecycle.withLock({ $0.unsubscribe(id) }) else { return }
+        DispatchQueue.global(qos: .utility).async { subscription.cancel() }
     }
 
     /// Starts the source on a dispatch thread: its start blocks while the kernel is dumped, sysfs

@@ -17,6 +17,7 @@ public final class FakeNetworkSource: NetworkStateSource {
     }
 
     private let state: Mutex<State>
+    private let delivery = Mutex(())
     /// Signalled by ``releaseStart()``: a held start returns.
     private let startRelease = DispatchSemaphore(value: 0)
 
@@ -71,11 +72,15 @@ public final class FakeNetworkSource: NetworkStateSource {
 
     /// Replaces the current state and delivers it to the running monitor, if any.
     public func send(_ snapshot: NetworkSnapshot) {
-        let handler = state.withLock { state in
-            state.current = snapshot
-            return state.handler
+        // Held while the handler runs: a cancel waits for a delivery in flight, as the kernel
+        // source's stop joins its thread ("after cancel returns, the handler is not called").
+        delivery.withLock { _ in
+            let handler = state.withLock { state in
+                state.current = snapshot
+                return state.handler
+            }
+            handler?(snapshot)
         }
-        handler?(snapshot)
     }
 
     public func snapshot() throws -> NetworkSnapshot { state.withLock { $0.current } }
@@ -101,6 +106,7 @@ public final class FakeNetworkSource: NetworkStateSource {
     }
 
     private func cancel() {
+        delivery.withLock { _ in }
         state.withLock { state in
             state.handler = nil
             state.cancellations += 1

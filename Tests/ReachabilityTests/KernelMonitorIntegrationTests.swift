@@ -171,6 +171,8 @@ struct KernelMonitorIntegrationTests {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
             return tasks.filter { (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?.hasPrefix("reach-netlink") == true }.count
         }
+        // Monitors of earlier tests stop on a dispatch thread: let them finish first.
+        for _ in 0..<1_000 where watcherThreads() != 0 { try await Task.sleep(for: .milliseconds(5)) }
         let before = watcherThreads()
         let monitor = try kernelMonitor(ns)
         let first = PathRecorder(monitor.paths)

@@ -1,6 +1,8 @@
 import Reachability
 import ReachabilityCore
 import ReachabilityTestKit
+import Dispatch
+import Synchronization
 import Testing
 
 private let running: LinkFlags = [.up, .lowerUp, .running]
@@ -269,5 +271,31 @@ struct NetworkMonitorStreamTests {
         _ = try await recorder.wait { $0.status == .unreachable }
         #expect(recorder.paths.map(\.status) == [.wifi, .unreachable])
         await recorder.cancel()
+    }
+
+    /// An iterator's termination handler runs while Swift holds its task's status lock; a
+    /// source stop that waits for a delivery in flight (as the kernel source joins its thread)
+    /// must not run there, or the delivery, resuming that task, and the stop wait on each other.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingWhileTheSourcePublishesDoesNotDeadlock() async throws {
+        let source = FakeNetworkSource(initial: online(via: "wifi0", index: 2))
+        let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
+        let stop = Mutex(false)
+        DispatchQueue.global().async {
+            var flip = false
+            while !stop.withLock({ $0 }) {
+                flip.toggle()
+                source.send(flip ? online(via: "cell0", index: 3) : online(via: "wifi0", index: 2))
+            }
+        }
+        var received = 0
+        for _ in 0..<100 {
+            let recorder = PathRecorder(monitor.paths)
+            _ = try await recorder.wait { _ in true }
+            received += 1
+            await recorder.cancel()
+        }
+        stop.withLock { $0 = true }
+        #expect(received == 100)
     }
 }
