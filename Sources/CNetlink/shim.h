@@ -20,6 +20,7 @@
 #include <malloc.h>
 
 #include <netlink/netlink.h>
+#include <netlink/version.h>
 #include <netlink/errno.h>
 #include <netlink/socket.h>
 #include <netlink/msg.h>

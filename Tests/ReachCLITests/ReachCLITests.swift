@@ -104,6 +104,16 @@ struct ReachUsageErrorTests {
         #expect(routes.count == 1 && routes[0].isLocal && routes[0].isUsable)
     }
 
+    /// The package version and the libnl the binary runs against, from both executables.
+    @Test func versionNamesTheLibnlInUse() throws {
+        for arguments in [["--version"], ["get", "--version"]] {
+            let result = try reach(arguments)
+            #expect(result.status == 0)
+            let pattern = /[0-9]+\.[0-9]+\.[0-9]+ \(libnl [0-9]+\.[0-9]+\.[0-9]+\)\n/
+            #expect(result.stdout.wholeMatch(of: pattern) != nil, "\(arguments): \(result.stdout)")
+        }
+    }
+
     @Test func aBadConfigurationLineIsReportedWithItsNumber() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("reach-\(UUID()).conf")
         try "# uplinks\nwlan* = wifi\n\nwwan0 = cellular, cheap\n".write(to: file, atomically: true, encoding: .utf8)

@@ -1,0 +1,3 @@
+// `import ReachabilityTransfers` brings the monitor, the policy and the gate along with the
+// downloader: a download is always judged by them.
+@_exported public import Reachability
