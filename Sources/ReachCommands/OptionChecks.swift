@@ -59,4 +59,6 @@ package enum PathNames {
     package static func basename(_ path: String) -> String { FileSystem.basename(path) }
     package static func isDirectory(_ path: String) -> Bool { FileSystem.isDirectory(path) }
     package static func exists(_ path: String) -> Bool { FileSystem.exists(path) }
+    package static func linkTarget(_ path: String) -> String? { FileSystem.linkTarget(path) }
+    package static func parent(_ path: String) -> String { FileSystem.parent(path) }
 }

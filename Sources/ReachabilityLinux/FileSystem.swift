@@ -75,7 +75,7 @@ package enum FileSystem {
     }
 
     /// The target of a symbolic link, as written.
-    static func linkTarget(_ path: String) -> String? {
+    package static func linkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink(path, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
@@ -107,7 +107,7 @@ package enum FileSystem {
         String(path.split(separator: "/").last ?? Substring(path))
     }
 
-    static func parent(_ path: String) -> String {
+    package static func parent(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
         return String(path[..<slash])
     }

@@ -52,20 +52,19 @@ public final class FakeNetworkSource: NetworkStateSource {
 
     /// Suspends until the source was cancelled `count` times (bounded, for a broken test).
     public func waitForCancellations(_ count: Int, timeout: Duration = .seconds(10)) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while cancellations < count {
-            guard clock.now < deadline else { throw RecorderError.timedOut(lastPaths: ["cancellations: \(cancellations)"]) }
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await poll(timeout: timeout, "cancellations: \(cancellations)") { self.cancellations >= count }
     }
 
     /// Suspends until a start is held (bounded, for a broken test).
     public func waitUntilHoldingStart(timeout: Duration = .seconds(10)) async throws {
+        try await poll(timeout: timeout, "start not held") { self.isHoldingStart }
+    }
+
+    private func poll(timeout: Duration, _ failure: @autoclosure () -> String, until done: () -> Bool) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
-        while !isHoldingStart {
-            guard clock.now < deadline else { throw RecorderError.timedOut(lastPaths: ["start not held"]) }
+        while !done() {
+            guard clock.now < deadline else { throw RecorderError.timedOut(lastPaths: [failure()]) }
             try await Task.sleep(for: .milliseconds(1))
         }
     }

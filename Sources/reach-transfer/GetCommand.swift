@@ -102,7 +102,7 @@ struct GetCommand: AsyncParsableCommand {
 
     /// One download through the gate; returns its exit code.
     private func download(url: String, to path: String, gate: TransferGate, downloader: Downloader, display: ProgressDisplay) async -> Int32 {
-        let name = FileNames.basename(path)
+        let name = PathNames.basename(path)
         do {
             // The size decides the size limits; a server that does not say is "unknown size".
             let resource = try? await downloader.probe(url)
@@ -129,8 +129,8 @@ struct GetCommand: AsyncParsableCommand {
     private func destination(for url: String) throws -> String {
         let name = FileNames.fromURL(url)
         guard let output else { return name }
-        if urls.count == 1 && !FileNames.isDirectory(output) { return output }
-        guard FileNames.isDirectory(output) else { throw ValidationError("-o \(output): with several URLs, -o must be an existing directory") }
+        if urls.count == 1 && !PathNames.isDirectory(output) { return output }
+        guard PathNames.isDirectory(output) else { throw ValidationError("-o \(output): with several URLs, -o must be an existing directory") }
         return output + "/" + name
     }
 
@@ -149,9 +149,6 @@ enum FileNames {
         guard parts.count > 3, let last = parts.last, !last.isEmpty, last != ".", last != ".." else { return "index.html" }
         return String(last)
     }
-
-    static func basename(_ path: String) -> String { PathNames.basename(path) }
-    static func isDirectory(_ path: String) -> Bool { PathNames.isDirectory(path) }
 }
 
 /// At most `perHost` downloads at once per host; the rest queue in order.
