@@ -130,8 +130,8 @@ public struct RemoteResource: Sendable, Hashable {
     }
 }
 
-/// Why a download or probe failed. ``description`` is one line naming the URL or path.
-public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible {
+/// Why a download, upload or probe failed. ``description`` is one line naming the URL or path.
+public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, for programs to compare with (`error.kind == .diskFull`). A struct over a
     /// private code, as async-http-client's `HTTPClientError`, so kinds can be added without
     /// breaking a `switch` in an adopter's code.
@@ -227,3 +227,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         return String(line.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
     }
 }
+
+/// The error of downloads before uploads shared it; use ``TransferError``.
+@available(*, deprecated, renamed: "TransferError")
+public typealias DownloadError = TransferError

@@ -90,7 +90,7 @@ public final class Downloader: Sendable {
 
     /// Asks the server about `url` without downloading it: `HEAD`, or — when `HEAD` is refused
     /// (`405`, `501`) — `GET` with `Range: bytes=0-0`.
-    public func probe(_ url: String, timeout: Duration = .seconds(30), caFile: String? = nil) async throws(DownloadError) -> RemoteResource {
+    public func probe(_ url: String, timeout: Duration = .seconds(30), caFile: String? = nil) async throws(TransferError) -> RemoteResource {
         try Self.validate(url)
         let tls = try Self.tlsConfiguration(caFile: caFile, url: url)
         var head = HTTPClientRequest(url: url)
@@ -107,7 +107,7 @@ public final class Downloader: Sendable {
         if status == 405 || status == 501 {
             return try await probeWithRange(url, timeout: timeout, tls: tls)
         }
-        guard (200..<300).contains(status) else { throw DownloadError(.httpStatus(status), url: url) }
+        guard (200..<300).contains(status) else { throw TransferError(.httpStatus(status), url: url) }
         let headers = response.headers
         return RemoteResource(
             url: url,
@@ -118,7 +118,7 @@ public final class Downloader: Sendable {
         )
     }
 
-    private func probeWithRange(_ url: String, timeout: Duration, tls: TLSConfiguration?) async throws(DownloadError) -> RemoteResource {
+    private func probeWithRange(_ url: String, timeout: Duration, tls: TLSConfiguration?) async throws(TransferError) -> RemoteResource {
         var get = HTTPClientRequest(url: url)
         get.headers.add(name: "Range", value: "bytes=0-0")
         get.headers.add(name: "Accept-Encoding", value: "identity")
@@ -142,9 +142,9 @@ public final class Downloader: Sendable {
                     acceptsRanges: headers[canonicalForm: "accept-ranges"].contains { $0.lowercased() == "bytes" }
                 )
             default:
-                throw DownloadError(.httpStatus(status), url: url)
+                throw TransferError(.httpStatus(status), url: url)
             }
-        } catch let error as DownloadError {
+        } catch let error as TransferError {
             throw error
         } catch {
             throw Self.classify(error, url: url).error
@@ -158,10 +158,10 @@ public final class Downloader: Sendable {
     ///
     /// - Parameter progress: called from the downloading task, at most about every 50 ms or
     ///   4 MiB, and once before each wait between attempts (with ``DownloadProgress/retryingAfter``).
-    /// - Throws: ``DownloadError``; `invalidURL` and `notWritable` before any network traffic.
+    /// - Throws: ``TransferError``; `invalidURL` and `notWritable` before any network traffic.
     public func download(
         _ request: DownloadRequest, progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
-    ) async throws(DownloadError) -> DownloadResult {
+    ) async throws(TransferError) -> DownloadResult {
         let url = request.url
         try Self.validate(url)
         let paths = TransferPaths(destination: request.destination)
@@ -169,7 +169,7 @@ public final class Downloader: Sendable {
         let tls = try Self.tlsConfiguration(caFile: request.caFile, url: url)
         let claimed = active.withLock { $0.insert(paths.destination).inserted }
         guard claimed else {
-            throw DownloadError(.io, url: url, path: paths.destination, detail: "another download into this path is running")
+            throw TransferError(.io, url: url, path: paths.destination, detail: "another download into this path is running")
         }
         defer { _ = active.withLock { $0.remove(paths.destination) } }
 
@@ -220,7 +220,7 @@ public final class Downloader: Sendable {
             }
         }
 
-        mutating func execute() async throws(DownloadError) -> DownloadResult {
+        mutating func execute() async throws(TransferError) -> DownloadResult {
             updateLedger { _ in }
             // Existing partial state, as an earlier run or a killed process left it.
             metadata = MetadataFile.read(paths.metadata)
@@ -228,12 +228,12 @@ public final class Downloader: Sendable {
                 do {
                     part = try PartFile(path: paths.part, truncate: false)
                 } catch {
-                    throw error.downloadError(url: url)
+                    throw error.transferError(url: url)
                 }
             }
             var failures = 0
             while true {
-                if Task.isCancelled { throw DownloadError(.cancelled, url: url, path: paths.destination) }
+                if Task.isCancelled { throw TransferError(.cancelled, url: url, path: paths.destination) }
                 attempt += 1
                 let plan = ResumePlanner.plan(url: url, metadata: metadata, partLength: part?.length)
                 if case .fresh(let discarding) = plan, discarding > 0 {
@@ -267,7 +267,7 @@ public final class Downloader: Sendable {
                     : report.received > 0
                 if progressed { failures = 0 }
                 if Task.isCancelled, !report.outcome.isCompleted {
-                    throw DownloadError(.cancelled, url: url, path: paths.destination)
+                    throw TransferError(.cancelled, url: url, path: paths.destination)
                 }
 
                 switch report.outcome {
@@ -278,7 +278,7 @@ public final class Downloader: Sendable {
                     restartsThisRun += 1
                     updateLedger { $0.restarts += 1 }
                     if restartsThisRun > max(request.maxAttempts, 1) {
-                        throw DownloadError(.resourceChanged, url: url, detail: "last restart: \(reason)")
+                        throw TransferError(.resourceChanged, url: url, detail: "last restart: \(reason)")
                     }
                 case .incomplete where progressed:
                     checkpoint()
@@ -286,7 +286,7 @@ public final class Downloader: Sendable {
                     failures += 1
                     try await waitBeforeRetry(
                         failures: failures, retryAfter: nil,
-                        error: DownloadError(.io, url: url, detail: "the body ended early without progress")
+                        error: TransferError(.io, url: url, detail: "the body ended early without progress")
                     )
                 case .transient(let error, let retryAfter):
                     checkpoint()
@@ -295,12 +295,12 @@ public final class Downloader: Sendable {
                 case .fatal(let error):
                     throw error
                 case .cancelled:
-                    throw DownloadError(.cancelled, url: url, path: paths.destination)
+                    throw TransferError(.cancelled, url: url, path: paths.destination)
                 }
             }
         }
 
-        private func waitBeforeRetry(failures: Int, retryAfter: Duration?, error: DownloadError) async throws(DownloadError) {
+        private func waitBeforeRetry(failures: Int, retryAfter: Duration?, error: TransferError) async throws(TransferError) {
             guard failures < max(request.maxAttempts, 1) else { throw error }
             let delay = downloader.retryPolicy.delay(
                 afterFailure: failures, retryAfter: retryAfter, jitter: Double.random(in: 0...1)
@@ -315,16 +315,16 @@ public final class Downloader: Sendable {
             do {
                 try await Task.sleep(for: delay)
             } catch {
-                throw DownloadError(.cancelled, url: url, path: paths.destination)
+                throw TransferError(.cancelled, url: url, path: paths.destination)
             }
         }
 
         /// Gives up the partial file and its metadata (a clean restart from byte 0).
-        private mutating func discardPartial() throws(DownloadError) {
+        private mutating func discardPartial() throws(TransferError) {
             do {
                 try part?.truncate()
             } catch {
-                throw error.downloadError(url: url)
+                throw error.transferError(url: url)
             }
             LocalFiles.remove(paths.metadata)
             metadata = nil
@@ -338,9 +338,9 @@ public final class Downloader: Sendable {
             try? MetadataFile.write(metadata, to: paths.metadata, directory: paths.directory)
         }
 
-        private mutating func finish() async throws(DownloadError) -> DownloadResult {
+        private mutating func finish() async throws(TransferError) -> DownloadResult {
             guard let part else {
-                throw DownloadError(.io, url: url, path: paths.part, detail: "completed without a partial file")
+                throw TransferError(.io, url: url, path: paths.part, detail: "completed without a partial file")
             }
             let digest = await part.digestHex()
             if let expected = request.expectedSHA256, expected.lowercased() != digest {
@@ -348,7 +348,7 @@ public final class Downloader: Sendable {
                 LocalFiles.remove(paths.metadata)
                 self.part = nil
                 downloader.ledgers.withLock { _ = $0.removeValue(forKey: paths.destination) }
-                throw DownloadError(
+                throw TransferError(
                     .checksumMismatch, url: url, path: paths.destination,
                     detail: "expected \(expected.lowercased()), got \(digest)"
                 )
@@ -357,7 +357,7 @@ public final class Downloader: Sendable {
                 try part.sync()
                 try LocalFiles.rename(paths.part, to: paths.destination)
             } catch {
-                throw error.downloadError(url: url)
+                throw error.transferError(url: url)
             }
             LocalFiles.syncDirectory(paths.directory)
             LocalFiles.remove(paths.metadata)
@@ -392,8 +392,8 @@ public final class Downloader: Sendable {
         case restart(ResumePlanner.RestartReason)
         /// The body ended cleanly before the end of the resource: ask for the rest.
         case incomplete
-        case transient(DownloadError, retryAfter: Duration?)
-        case fatal(DownloadError)
+        case transient(TransferError, retryAfter: Duration?)
+        case fatal(TransferError)
         case cancelled
 
         var isCompleted: Bool {
@@ -465,7 +465,7 @@ public final class Downloader: Sendable {
         switch report.outcome {
         case .cancelled, .transient:
             timed.outcome = .transient(
-                DownloadError(.timedOut, url: request.url, detail: "nothing received for \(timeout)"), retryAfter: nil
+                TransferError(.timedOut, url: request.url, detail: "nothing received for \(timeout)"), retryAfter: nil
             )
         default:
             break
@@ -518,9 +518,9 @@ public final class Downloader: Sendable {
             let retryAfter = summary.retryAfter.flatMap {
                 RetryPolicy.parseRetryAfter($0, now: Int64(Date().timeIntervalSince1970))
             }
-            return AttemptReport(outcome: .transient(DownloadError(.httpStatus(status), url: url), retryAfter: retryAfter))
+            return AttemptReport(outcome: .transient(TransferError(.httpStatus(status), url: url), retryAfter: retryAfter))
         case .fail(let status):
-            return AttemptReport(outcome: .fatal(DownloadError(.httpStatus(status), url: url)))
+            return AttemptReport(outcome: .fatal(TransferError(.httpStatus(status), url: url)))
         case .restartWithoutRange(let reason):
             return AttemptReport(outcome: .restart(reason))
         case .alreadyComplete:
@@ -542,7 +542,7 @@ public final class Downloader: Sendable {
                 try MetadataFile.write(newMetadata, to: paths.metadata, directory: paths.directory)
                 report.metadata = newMetadata
             } catch {
-                return AttemptReport(outcome: .fatal(error.downloadError(url: url)), part: report.part)
+                return AttemptReport(outcome: .fatal(error.transferError(url: url)), part: report.part)
             }
             report.restarted = restart != nil
             validators = fresh
@@ -582,7 +582,7 @@ public final class Downloader: Sendable {
                     try part.append(chunk)
                 } catch {
                     report.received += part.length - before
-                    report.outcome = .fatal(error.downloadError(url: url))
+                    report.outcome = .fatal(error.transferError(url: url))
                     return report
                 }
                 if part.hashingIsBehind { await part.drainHashing() }
@@ -640,18 +640,18 @@ public final class Downloader: Sendable {
 
     // MARK: Checks and errors
 
-    static func validate(_ url: String) throws(DownloadError) {
+    static func validate(_ url: String) throws(TransferError) {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = parsed.host, !host.isEmpty
         else {
-            throw DownloadError(.invalidURL, url: url, detail: "only http and https URLs with a host are supported")
+            throw TransferError(.invalidURL, url: url, detail: "only http and https URLs with a host are supported")
         }
     }
 
-    static func tlsConfiguration(caFile: String?, url: String) throws(DownloadError) -> TLSConfiguration? {
+    static func tlsConfiguration(caFile: String?, url: String) throws(TransferError) -> TLSConfiguration? {
         guard let caFile else { return nil }
         guard access(caFile, R_OK) == 0 else {
-            throw DownloadError(.tlsFailure, url: url, path: caFile, detail: "CA file \(caFile) is not readable")
+            throw TransferError(.tlsFailure, url: url, path: caFile, detail: "CA file \(caFile) is not readable")
         }
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.additionalTrustRoots = [.file(caFile)]
@@ -659,23 +659,23 @@ public final class Downloader: Sendable {
     }
 
     /// Maps an error from the HTTP stack to a download error, and whether retrying may help.
-    static func classify(_ error: any Error, url: String) -> (error: DownloadError, outcome: Outcome) {
-        func transient(_ kind: DownloadError.Kind) -> (DownloadError, Outcome) {
-            let failure = DownloadError(kind, url: url, detail: "\(error)")
+    static func classify(_ error: any Error, url: String) -> (error: TransferError, outcome: Outcome) {
+        func transient(_ kind: TransferError.Kind) -> (TransferError, Outcome) {
+            let failure = TransferError(kind, url: url, detail: "\(error)")
             return (failure, .transient(failure, retryAfter: nil))
         }
-        func fatal(_ kind: DownloadError.Kind) -> (DownloadError, Outcome) {
-            let failure = DownloadError(kind, url: url, detail: "\(error)")
+        func fatal(_ kind: TransferError.Kind) -> (TransferError, Outcome) {
+            let failure = TransferError(kind, url: url, detail: "\(error)")
             return (failure, .fatal(failure))
         }
         if error is CancellationError {
-            return (DownloadError(.cancelled, url: url), .cancelled)
+            return (TransferError(.cancelled, url: url), .cancelled)
         }
         if let error = error as? HTTPClientError {
             if [.invalidURL, .emptyHost, .emptyScheme].contains(error) || error.shortDescription.contains("nsupported scheme") {
                 return fatal(.invalidURL)
             }
-            if error == .cancelled { return (DownloadError(.cancelled, url: url), .cancelled) }
+            if error == .cancelled { return (TransferError(.cancelled, url: url), .cancelled) }
             if [.readTimeout, .deadlineExceeded, .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout]
                 .contains(error)
             {
@@ -684,7 +684,7 @@ public final class Downloader: Sendable {
             return transient(.io)
         }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
-            let failure = DownloadError(.tlsFailure, url: url, detail: tlsReason(error))
+            let failure = TransferError(.tlsFailure, url: url, detail: tlsReason(error))
             return (failure, .fatal(failure))
         }
         if let error = error as? IOError {

@@ -26,7 +26,7 @@ struct FileError: Error, Sendable {
 
     var message: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
 
-    var kind: DownloadError.Kind {
+    var kind: TransferError.Kind {
         switch code {
         case ENOSPC, EDQUOT, EFBIG: .diskFull
         case EACCES, EPERM, EROFS, ENOTDIR, ENOENT, EISDIR: .notWritable
@@ -34,8 +34,8 @@ struct FileError: Error, Sendable {
         }
     }
 
-    func downloadError(url: String) -> DownloadError {
-        DownloadError(kind, url: url, path: path, detail: message)
+    func transferError(url: String) -> TransferError {
+        TransferError(kind, url: url, path: path, detail: message)
     }
 }
 
@@ -62,24 +62,24 @@ struct TransferPaths: Sendable {
 enum LocalFiles {
     /// Fails with `notWritable` unless a file can be created next to the destination (checked by
     /// creating and removing a probe file, which also catches read-only mounts as root).
-    static func checkWritable(_ paths: TransferPaths, url: String) throws(DownloadError) {
+    static func checkWritable(_ paths: TransferPaths, url: String) throws(TransferError) {
         var info = stat()
         guard stat(paths.directory, &info) == 0 else {
-            throw DownloadError(
+            throw TransferError(
                 .notWritable, url: url, path: paths.destination,
                 detail: "directory \(paths.directory): \(String(cString: strerror(errno)))"
             )
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw DownloadError(.notWritable, url: url, path: paths.destination, detail: "\(paths.directory) is not a directory")
+            throw TransferError(.notWritable, url: url, path: paths.destination, detail: "\(paths.directory) is not a directory")
         }
         if stat(paths.destination, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            throw DownloadError(.notWritable, url: url, path: paths.destination, detail: "the destination is a directory")
+            throw TransferError(.notWritable, url: url, path: paths.destination, detail: "the destination is a directory")
         }
         let probe = paths.directory + "/.reach-probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw DownloadError(
+            throw TransferError(
                 .notWritable, url: url, path: paths.destination,
                 detail: "directory \(paths.directory): \(String(cString: strerror(errno)))"
             )

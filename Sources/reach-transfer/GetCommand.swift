@@ -113,7 +113,7 @@ struct GetCommand: AsyncParsableCommand {
             }
             display.done(name: name, url: url, result)
             return 0
-        } catch let error as DownloadError {
+        } catch let error as TransferError {
             display.failed(name: name, url: url, error.description)
             switch error.kind {
             case .invalidURL, .notWritable: return 64

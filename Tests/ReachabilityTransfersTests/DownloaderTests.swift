@@ -84,7 +84,7 @@ struct DownloaderTests {
             #expect(ranged.map(\.status) == [206])
             #expect(logged.filter { $0.method == "GET" && $0.query.contains("norange=1") }.map(\.status) == [200])
 
-            let missing = await #expect(throws: DownloadError.self) {
+            let missing = await #expect(throws: TransferError.self) {
                 try await downloader.probe(server.url("missing.bin"))
             }
             #expect(missing?.kind == .httpStatus(404))
@@ -108,7 +108,7 @@ struct DownloaderTests {
             }
             for await _ in midway { break }
             task.cancel()
-            let cancelled = await #expect(throws: DownloadError.self) { try await task.value }
+            let cancelled = await #expect(throws: TransferError.self) { try await task.value }
             #expect(cancelled?.kind == .cancelled)
 
             let partial = try #require(
@@ -310,7 +310,7 @@ struct DownloaderTests {
         try await withServer { server, downloader in
             try server.addFile("down.bin", size: 1000, seed: 11)
             let destination = server.destination("down.bin")
-            let error = await #expect(throws: DownloadError.self) {
+            let error = await #expect(throws: TransferError.self) {
                 try await downloader.download(
                     DownloadRequest(url: server.url("down.bin", query: "fail=100&failstatus=502"), destination: destination, maxAttempts: 3)
                 )
@@ -327,7 +327,7 @@ struct DownloaderTests {
         try await withServer { server, downloader in
             let destination = server.destination("missing.bin")
             let url = server.url("missing.bin")
-            let error = await #expect(throws: DownloadError.self) {
+            let error = await #expect(throws: TransferError.self) {
                 try await downloader.download(DownloadRequest(url: url, destination: destination))
             }
             #expect(error?.kind == .httpStatus(404))
@@ -345,7 +345,7 @@ struct DownloaderTests {
         try await withServer { server, downloader in
             let url = template.replacingOccurrences(of: "HOST", with: "\(server.host):\(server.port)")
             let destination = server.destination("bad.bin")
-            let error = await #expect(throws: DownloadError.self) {
+            let error = await #expect(throws: TransferError.self) {
                 try await downloader.download(DownloadRequest(url: url, destination: destination))
             }
             #expect(error?.kind == .invalidURL)
@@ -361,7 +361,7 @@ struct DownloaderTests {
             try server.addFile("w.bin", size: 1000, seed: 12)
             let url = server.url("w.bin")
             for destination in [server.scratch + "/no/such/dir/w.bin", server.scratch] {
-                let error = await #expect(throws: DownloadError.self) {
+                let error = await #expect(throws: TransferError.self) {
                     try await downloader.download(DownloadRequest(url: url, destination: destination))
                 }
                 #expect(error?.kind == .notWritable)
@@ -377,7 +377,7 @@ struct DownloaderTests {
                 chmod(readOnly, 0o555)
             }
             if getuid() != 0 || mounted {
-                let error = await #expect(throws: DownloadError.self) {
+                let error = await #expect(throws: TransferError.self) {
                     try await downloader.download(DownloadRequest(url: url, destination: readOnly + "/w.bin"))
                 }
                 #expect(error?.kind == .notWritable)
@@ -400,7 +400,7 @@ struct DownloaderTests {
 
             let destination = small + "/big.bin"
             let request = DownloadRequest(url: server.url("big.bin"), destination: destination)
-            let error = await #expect(throws: DownloadError.self) { try await downloader.download(request) }
+            let error = await #expect(throws: TransferError.self) { try await downloader.download(request) }
             #expect(error?.kind == .diskFull)
             #expect(error?.description.contains(destination) == true)
             let partial = try #require(
@@ -500,7 +500,7 @@ struct DownloaderTests {
         try await withServer { server, downloader in
             try server.addFile("sum.bin", size: 10_000, seed: 17)
             let destination = server.destination("sum.bin")
-            let error = await #expect(throws: DownloadError.self) {
+            let error = await #expect(throws: TransferError.self) {
                 try await downloader.download(
                     DownloadRequest(url: server.url("sum.bin"), destination: destination, expectedSHA256: String(repeating: "0", count: 64))
                 )
@@ -517,7 +517,7 @@ struct DownloaderTests {
         try await withServer { server, downloader in
             try server.addFile("stall.bin", size: 1000, seed: 18)
             let destination = server.destination("stall.bin")
-            let error = await #expect(throws: DownloadError.self) {
+            let error = await #expect(throws: TransferError.self) {
                 try await downloader.download(
                     DownloadRequest(
                         url: server.url("stall.bin", query: "slow=1"), destination: destination, maxAttempts: 2,
@@ -538,7 +538,7 @@ struct DownloaderTests {
         let directory = FileManager.default.temporaryDirectory.path
         // A port nothing listens on: bind one, close it.
         let port = try freePort()
-        let error = await #expect(throws: DownloadError.self) {
+        let error = await #expect(throws: TransferError.self) {
             try await downloader.download(
                 DownloadRequest(url: "http://127.0.0.1:\(port)/x", destination: directory + "/reach-unreachable-\(getpid())", maxAttempts: 2)
             )
@@ -642,13 +642,13 @@ struct TLSDownloadTests {
         let url = "https://127.0.0.1:\(server.port)/file.bin"
         let destination = server.directory + "/downloaded.bin"
 
-        let refused = await #expect(throws: DownloadError.self) {
+        let refused = await #expect(throws: TransferError.self) {
             try await downloader.download(DownloadRequest(url: url, destination: destination))
         }
         #expect(refused?.kind == .tlsFailure)
         #expect(!exists(destination + ".part"))
 
-        let missingCA = await #expect(throws: DownloadError.self) {
+        let missingCA = await #expect(throws: TransferError.self) {
             try await downloader.download(DownloadRequest(url: url, destination: destination, caFile: server.directory + "/nope.pem"))
         }
         #expect(missingCA?.kind == .tlsFailure)

@@ -228,20 +228,20 @@ struct RetryPolicyTests {
     }
 }
 
-@Suite("DownloadError")
-struct DownloadErrorTests {
+@Suite("TransferError")
+struct TransferErrorTests {
     @Test func descriptionsAreOneLineAndNameTheSubject() {
-        let kinds: [DownloadError.Kind] = [
+        let kinds: [TransferError.Kind] = [
             .invalidURL, .unreachable, .httpStatus(404), .notWritable, .diskFull, .checksumMismatch, .resourceChanged,
             .tlsFailure, .timedOut, .cancelled, .io,
         ]
         for kind in kinds {
-            let error = DownloadError(kind, url: "http://h/x", path: "/tmp/x", detail: "line one\nline two")
+            let error = TransferError(kind, url: "http://h/x", path: "/tmp/x", detail: "line one\nline two")
             #expect(!error.description.contains("\n"))
             #expect(error.description.contains("http://h/x"))
         }
-        #expect(DownloadError(.diskFull, url: "u", path: "/data/f").description.contains("/data/f"))
-        #expect(DownloadError(.httpStatus(404), url: "u").description.contains("404"))
+        #expect(TransferError(.diskFull, url: "u", path: "/data/f").description.contains("/data/f"))
+        #expect(TransferError(.httpStatus(404), url: "u").description.contains("404"))
     }
 }
 
