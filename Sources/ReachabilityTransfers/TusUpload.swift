@@ -22,7 +22,7 @@ extension Uploader {
                 throw TransferError(.io, url: context.target.redacted, path: context.request.file, detail: "another process is uploading this file to this URL")
             }
         }
-        defer { if let lock { close(lock) } }
+        defer { if let lock, let store { store.unlock(context.key, descriptor: lock) } }
         var run = TusRun(context: context, store: store, budget: RetryBudget(maxAttempts: context.request.maxAttempts, policy: retryPolicy))
         run.location = run.usableRecord()
         if run.location == nil {

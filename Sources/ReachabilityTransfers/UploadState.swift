@@ -107,7 +107,7 @@ struct ResumeStore: Sendable {
 
     func write(_ record: ResumeRecord, key: String) throws(SourceError) {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(record) else { throw SourceError(detail: "cannot encode the resume record") }
         let temporary = directory + "/." + key + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -150,6 +150,12 @@ struct ResumeStore: Sendable {
             return nil
         }
         return fd
+    }
+
+    /// Removes the lock file and releases the lock (the descriptor from ``lock(_:)``).
+    func unlock(_ key: String, descriptor: Int32) {
+        unlink(directory + "/" + key + ".lock")
+        close(descriptor)
     }
 
     private func syncDirectory() {

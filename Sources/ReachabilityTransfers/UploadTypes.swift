@@ -38,6 +38,9 @@ public struct UploadRequest: Sendable, Hashable {
     /// tus upload then resumes only within the same call.
     public var stateDirectory: String?
 
+    /// ``url`` with any `user:password@` replaced by `***@`: the form to show or log.
+    public var redactedURL: String { UploadTarget.redact(url) }
+
     public init(
         file: String, url: String, mode: Mode = .automatic, headers: [UploadHeader] = [], caFile: String? = nil,
         maxAttempts: Int = 5, readTimeout: Duration = .seconds(30), stateDirectory: String? = nil

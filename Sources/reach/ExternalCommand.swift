@@ -2,11 +2,12 @@ import Glibc
 import ReachCommands
 
 /// A subcommand carried out by another executable installed next to `reach`, git's model:
-/// `reach get URL` execs `reach-transfer get URL`. Only the directory of `reach` itself is
+/// `reach get URL` execs `reach-transfer get URL`, `reach upload FILE URL` execs
+/// `reach-transfer upload FILE URL`. Only the directory of `reach` itself is
 /// searched (from `/proc/self/exe`), never `PATH`: a root-run `reach` must not run whatever
 /// a `PATH` entry offers under that name.
 struct ExternalCommand {
-    static let commands: [String: String] = ["get": "reach-transfer"]
+    static let commands: [String: String] = ["get": "reach-transfer", "upload": "reach-transfer"]
 
     let executable: String
     let arguments: [String]

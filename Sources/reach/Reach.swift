@@ -8,8 +8,8 @@ struct Reach: AsyncParsableCommand {
         discussion: """
             Exit codes: 0 success (status: reachable), 1 runtime failure (netlink, sysfs, output) \
             or timeout (wait), 2 unreachable (status), 64 bad usage, option value or configuration \
-            file; run exits with its command's status. `reach get` is carried out by \
-            reach-transfer, installed next to reach.
+            file; run exits with its command's status. `reach get` and `reach upload` are carried \
+            out by reach-transfer, installed next to reach.
             """,
         version: ReachVersion.text,
         subcommands: [
@@ -20,8 +20,8 @@ struct Reach: AsyncParsableCommand {
     )
 }
 
-/// `reach get …` runs reach-transfer (the HTTP stack lives there, so the monitor commands do
-/// not map it); everything else is parsed here.
+/// `reach get …` and `reach upload …` run reach-transfer (the HTTP stack lives there, so the
+/// monitor commands do not map it); everything else is parsed here.
 @main
 enum ReachMain {
     static func main() async {

@@ -1,0 +1,256 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real upload server for a test, listening on 127.0.0.1 (inside a ``TestNamespace`` when
+/// given), with its own scratch directory; ``stop()`` ends it and removes the directory.
+///
+/// - ``tus(in:credentials:rate:)``: tuspyserver (PyPI), a tus 1.0 server, under uvicorn;
+///   uploads are created at ``url``.
+/// - ``dav(in:)``: apache2 with mod_dav, accepting `PUT` anywhere under ``url``.
+/// - ``multipart(in:credentials:)``: uploadserver (PyPI), accepting `multipart/form-data`
+///   `POST`s to `/upload` with the file in the field `files`.
+///
+/// The Python servers live in the venv `scripts/testservers/setup.sh` makes
+/// (`.build/testservers-venv`, or `$REACH_TESTSERVERS_VENV`); apache2 comes from Debian.
+///
+/// `@unchecked Sendable`: every stored property is set once in `init`; `Process` is used only
+/// through its thread-safe `isRunning`, `processIdentifier` and `waitUntilExit()`.
+public final class UploadTestServer: @unchecked Sendable {
+    /// Where uploads land: the tus files directory, the DAV document root, uploadserver's
+    /// directory.
+    public let directory: String
+    /// The port on 127.0.0.1.
+    public let port: Int
+    /// The URL uploads go to: `…/files/` (tus), `…/` (DAV), `…/upload` (multipart).
+    public let url: String
+    private let scratch: String
+    private let process: Process
+    private let accessLog: String?
+
+    private init(directory: String, port: Int, url: String, scratch: String, process: Process, accessLog: String? = nil) {
+        self.directory = directory
+        self.port = port
+        self.url = url
+        self.scratch = scratch
+        self.process = process
+        self.accessLog = accessLog
+    }
+
+    /// The package's root directory (holding `Package.swift`), found from the running binary.
+    public static let packageRoot: String? = {
+        var directory = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/")
+        while directory.path != "/" {
+            directory.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("scripts/testservers/tus_app.py").path) {
+                return directory.path
+            }
+        }
+        return nil
+    }()
+
+    /// The venv's Python, when the servers are installed.
+    public static let python: String? = {
+        let venv = ProcessInfo.processInfo.environment["REACH_TESTSERVERS_VENV"] ?? packageRoot.map { $0 + "/.build/testservers-venv" }
+        guard let python = venv.map({ $0 + "/bin/python" }), FileManager.default.isExecutableFile(atPath: python) else { return nil }
+        return python
+    }()
+
+    /// Whether tuspyserver and uploadserver are installed.
+    public static var pythonServersAvailable: Bool { python != nil && packageRoot != nil }
+
+    /// Whether apache2 is installed.
+    public static var apacheAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/sbin/apache2") }
+
+    /// tuspyserver on a kernel-chosen port. `credentials` (`user:password`) makes it require
+    /// HTTP Basic; `rate` limits how fast it reads request bodies (bytes per second).
+    public static func tus(in namespace: TestNamespace? = nil, credentials: String? = nil, rate: Int? = nil) throws -> UploadTestServer {
+        guard let python, let root = packageRoot else { throw missing("tuspyserver (run scripts/testservers/setup.sh)") }
+        let scratch = try makeScratch("tus")
+        let files = scratch + "/files"
+        var arguments = [python, root + "/scripts/testservers/tus_app.py", files]
+        if let credentials { arguments += ["--auth", credentials] }
+        if let rate { arguments += ["--rate", String(rate)] }
+        let (process, line) = try launch(arguments, in: namespace, scratch: scratch) { $0.hasPrefix("listening on ") }
+        guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else { throw failure("tus server said '\(line)'", scratch) }
+        return UploadTestServer(directory: files, port: port, url: "http://127.0.0.1:\(port)/files/", scratch: scratch, process: process)
+    }
+
+    /// uploadserver on a kernel-chosen port; `credentials` (`user:password`) makes uploads
+    /// require HTTP Basic.
+    public static func multipart(in namespace: TestNamespace? = nil, credentials: String? = nil) throws -> UploadTestServer {
+        guard let python else { throw missing("uploadserver (run scripts/testservers/setup.sh)") }
+        let scratch = try makeScratch("multipart")
+        let files = scratch + "/received"
+        try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
+        var arguments = [python, "-u", "-m", "uploadserver", "0", "--bind", "127.0.0.1", "--directory", files]
+        if let credentials { arguments += ["--basic-auth-upload", credentials] }
+        let (process, line) = try launch(arguments, in: namespace, scratch: scratch) { $0.contains("Serving HTTP on") }
+        // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
+        let words = line.split(separator: " ")
+        guard let index = words.firstIndex(of: "port"), index + 1 < words.count, let port = Int(words[index + 1]) else {
+            throw failure("uploadserver said '\(line)'", scratch)
+        }
+        return UploadTestServer(directory: files, port: port, url: "http://127.0.0.1:\(port)/upload", scratch: scratch, process: process)
+    }
+
+    /// Lines of the server's output (and of apache's error log), for failure messages.
+    public var log: String {
+        let files = [scratch + "/output.log", scratch + "/error.log"]
+        return files.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.joined(separator: "\n")
+    }
+
+    /// apache's access log, one `METHOD PATH STATUS BYTES-RECEIVED` line per request (DAV only).
+    public func requests() -> [String] {
+        guard let accessLog, let text = try? String(contentsOfFile: accessLog, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    /// Ends the server (SIGTERM, SIGKILL after 5 s) and removes its directory.
+    public func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            let deadline = ContinuousClock.now + .seconds(5)
+            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    // MARK: Launching
+
+    static func makeScratch(_ name: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-\(name)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func missing(_ what: String) -> TestNamespaceError {
+        TestNamespaceError(message: "\(what) is not installed")
+    }
+
+    static func failure(_ message: String, _ scratch: String) -> TestNamespaceError {
+        let output = (try? String(contentsOfFile: scratch + "/output.log", encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: scratch)
+        return TestNamespaceError(message: "\(message); output: \(output)")
+    }
+
+    /// Starts `arguments` (through `nsenter` into `namespace`), its output into
+    /// `scratch/output.log`, and waits (20 s at most) for a line `ready` accepts.
+    static func launch(
+        _ arguments: [String], in namespace: TestNamespace?, scratch: String, ready: (String) -> Bool
+    ) throws -> (Process, String) {
+        let process = try start(arguments, in: namespace, scratch: scratch)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let output = (try? String(contentsOfFile: scratch + "/output.log", encoding: .utf8)) ?? ""
+            if let line = output.split(separator: "\n").map(String.init).first(where: ready) { return (process, line) }
+            if !process.isRunning { break }
+            usleep(20_000)
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        throw failure("\(arguments.joined(separator: " ")) did not start", scratch)
+    }
+
+    static func start(_ arguments: [String], in namespace: TestNamespace?, scratch: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = (namespace.map { ["nsenter", "--net=\($0.namespace.path)"] } ?? []) + arguments
+        FileManager.default.createFile(atPath: scratch + "/output.log", contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch + "/output.log"))
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try? output.close()
+        return process
+    }
+}
+
+extension UploadTestServer {
+    /// apache2 with mod_dav on 127.0.0.1, from a configuration of its own (no system one is
+    /// read). As root its children run as `nobody`, which owns the document root.
+    public static func dav(in namespace: TestNamespace? = nil) throws -> UploadTestServer {
+        guard apacheAvailable else { throw missing("apache2 (run scripts/setup.sh apache2)") }
+        var lastError: (any Error)?
+        for _ in 0..<3 {
+            let scratch = try makeScratch("dav")
+            do {
+                return try startDav(port: namespace == nil ? freePort() : Int.random(in: 20000...40000), in: namespace, scratch: scratch)
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError ?? missing("apache2")
+    }
+
+    private static func startDav(port: Int, in namespace: TestNamespace?, scratch: String) throws -> UploadTestServer {
+        let root = scratch + "/root"
+        let lock = scratch + "/lock"
+        for directory in [root, lock] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // The children write here; as root they run as nobody.
+            if getuid() == 0 { chown(directory, 65534, 65534) }
+        }
+        let configuration = """
+            ServerRoot "\(scratch)"
+            ServerName 127.0.0.1
+            Listen 127.0.0.1:\(port)
+            PidFile \(scratch)/httpd.pid
+            ErrorLog \(scratch)/error.log
+            LogLevel notice
+            LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
+            LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+            LoadModule dav_module /usr/lib/apache2/modules/mod_dav.so
+            LoadModule dav_fs_module /usr/lib/apache2/modules/mod_dav_fs.so
+            User #65534
+            Group #65534
+            LogFormat "%m %U %>s %I" upload
+            CustomLog \(scratch)/access.log upload
+            DocumentRoot \(root)
+            DavLockDB \(lock)/DavLock
+            LimitRequestBody 0
+            <Directory \(root)>
+                Dav On
+                Require all granted
+            </Directory>
+
+            """
+        try configuration.write(toFile: scratch + "/httpd.conf", atomically: true, encoding: .utf8)
+        let process = try start(["/usr/sbin/apache2", "-f", scratch + "/httpd.conf", "-DFOREGROUND"], in: namespace, scratch: scratch)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline && process.isRunning {
+            let log = (try? String(contentsOfFile: scratch + "/error.log", encoding: .utf8)) ?? ""
+            if log.contains("resuming normal operations") {
+                return UploadTestServer(
+                    directory: root, port: port, url: "http://127.0.0.1:\(port)/", scratch: scratch, process: process,
+                    accessLog: scratch + "/access.log")
+            }
+            usleep(20_000)
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let log = (try? String(contentsOfFile: scratch + "/error.log", encoding: .utf8)) ?? ""
+        throw failure("apache2 did not start: \(log)", scratch)
+    }
+
+    /// A port nothing listens on now (bound to port 0, then released).
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : Int.random(in: 20000...40000)
+    }
+}

@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import ReachCommands
+import Reachability
+import ReachabilityCore
+import ReachabilityTransfers
+
+struct UploadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upload",
+        abstract: "Upload a file, only while the network allows it; resume tus uploads where they stopped.",
+        discussion: """
+            Sends FILE with PUT, or with --form FIELD as multipart/form-data (POST, like curl -F \
+            FIELD=@FILE). A server that speaks tus 1.0 (asked with OPTIONS) gets a resumable \
+            upload instead of the PUT: pausing, a kill or a crash leaves a resume record in \
+            --state-dir, and the same command continues from the server's offset, sending no \
+            byte twice. The upload waits while the path does not allow it and pauses the moment \
+            it stops allowing it (--max-cellular, --no-cellular, --no-expensive). \
+            user:password@ in the URL is sent as HTTP Basic and never printed. Exit codes: 0 \
+            uploaded, 1 failed (network, HTTP status), 64 bad usage (a FILE that is missing, \
+            unreadable or not a regular file, a bad URL, header or size).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The file to send (a regular file).", valueName: "FILE"))
+    var file: String
+
+    @Argument(help: ArgumentHelp("http:// or https:// URL to send it to.", valueName: "URL"))
+    var url: String
+
+    @Option(help: ArgumentHelp("Send multipart/form-data with the file in this form field.", valueName: "FIELD"))
+    var form: String?
+
+    @Option(name: .customShort("H"), help: ArgumentHelp("Extra request header 'Name: value'. Repeatable.", valueName: "HEADER"))
+    var headers: [String] = []
+
+    @Option(name: .customLong("max-cellular"), help: ArgumentHelp("Largest upload allowed on cellular: 50MB, 1.5GiB, …", valueName: "SIZE"))
+    var maxCellular: String?
+
+    @Flag(name: .customLong("no-cellular"), help: "Never upload over cellular.")
+    var noCellular = false
+
+    @Flag(name: .customLong("no-expensive"), help: "Never upload over an expensive (metered) network.")
+    var noExpensive = false
+
+    @Option(help: ArgumentHelp("Seconds the path must allow again before a paused upload resumes.", valueName: "SECONDS"))
+    var settle: Double = 2
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Also trust the CA certificates in this PEM file.", valueName: "FILE"))
+    var caFile: String?
+
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp("Where tus resume records are kept (default $XDG_STATE_HOME/reach/uploads).", valueName: "DIR"))
+    var stateDir: String?
+
+    @Flag(help: "Print JSON lines (progress, pauses, the result) instead of a progress display.")
+    var json = false
+
+    func validate() throws {
+        guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.count >= 10 else {
+            throw ValidationError("not an http:// or https:// URL: '\(UploadRequest(file: file, url: url).redactedURL)'")
+        }
+        try OptionChecks.checkPort(url)
+        _ = try parsedHeaders()
+        if let form, form.isEmpty { throw ValidationError("--form needs a field name") }
+        if let maxCellular, ByteCount.parse(maxCellular) == nil {
+            throw ValidationError("--max-cellular: not a size: '\(maxCellular)' (examples: 50MB, 700KiB, 1.5GiB)")
+        }
+        _ = try OptionChecks.seconds(settle, option: "--settle")
+        if let caFile {
+            try OptionChecks.readableFile(caFile, option: "--ca-file", mustContain: "-----BEGIN CERTIFICATE-----", what: "no PEM certificate")
+        }
+    }
+
+    /// `-H` values: a token name, a colon, a value without CR or LF. `Content-Length` and
+    /// `Transfer-Encoding` describe the body, which reach frames itself.
+    private func parsedHeaders() throws -> [UploadHeader] {
+        try headers.map { text in
+            guard let header = UploadHeader(parsing: text) else {
+                throw ValidationError("-H: expected 'Name: value' (a token name, no line breaks in the value), not '\(text)'")
+            }
+            if ["content-length", "transfer-encoding"].contains(header.name.lowercased()) {
+                throw ValidationError("-H: \(header.name) is set by reach from the file")
+            }
+            return header
+        }
+    }
+
+    func run() async throws {
+        let request: UploadRequest
+        do {
+            request = UploadRequest(
+                file: file, url: url, mode: form.map { .form(field: $0) } ?? .automatic, headers: try parsedHeaders(), caFile: caFile,
+                stateDirectory: try stateDirectory())
+        } catch {
+            throw failure(error)
+        }
+        let display = UploadDisplay(json: json, interactive: !json && isatty(2) == 1, name: PathNames.basename(file), url: request.redactedURL)
+        // Checked before any traffic (and before waiting for a network): a missing or special
+        // FILE is a usage error.
+        let estimate: UploadEstimate
+        do {
+            estimate = try Uploader.estimate(request)
+        } catch {
+            display.failed(error.description)
+            throw ExitCode(64)
+        }
+        var policy = TransferPolicy(allowsCellular: !noCellular, allowsExpensive: !noExpensive, resumeAfter: try OptionChecks.seconds(settle, option: "--settle"))
+        policy.cellularSizeLimit = maxCellular.flatMap(ByteCount.parse)
+        let monitor: NetworkMonitor
+        do { monitor = NetworkMonitor(configuration: try global.monitorConfiguration()) } catch { throw failure(error) }
+        let gate = TransferGate(monitor: monitor, policy: policy)
+        let uploader = Uploader()
+        defer { uploader.shutdown() }
+        do {
+            let result = try await gate.run(Transfer(direction: .upload, expectedBytes: estimate.remaining), onEvent: display.gateEvent) {
+                try await uploader.upload(request) { display.progress($0) }
+            }
+            display.done(result)
+        } catch let error as TransferError {
+            display.failed(error.description)
+            throw ExitCode(error.kind == .invalidURL ? 64 : 1)
+        } catch {
+            display.failed("\(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// `--state-dir`, else `$XDG_STATE_HOME/reach/uploads`, else `~/.local/state/reach/uploads`;
+    /// the default's parents are created (mode 0700) here, the directory by the uploader.
+    private func stateDirectory() throws -> String {
+        if let stateDir { return stateDir }
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        let parent = base + "/reach"
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw UsageFailure(message: "cannot create the state directory \(parent): \(error.localizedDescription)")
+        }
+        return parent + "/uploads"
+    }
+}
