@@ -1,4 +1,5 @@
 import Foundation
+import ReachabilityLinux
 
 #if canImport(Glibc)
 import Glibc
@@ -16,9 +17,7 @@ import Glibc
 /// The Python servers live in the venv `scripts/testservers/setup.sh` makes
 /// (`.build/testservers-venv`, or `$REACH_TESTSERVERS_VENV`); apache2 comes from Debian.
 ///
-/// `@unchecked Sendable`: every stored property is set once in `init`; `Process` is used only
-/// through its thread-safe `isRunning`, `processIdentifier` and `waitUntilExit()`.
-public final class UploadTestServer: @unchecked Sendable {
+public final class UploadTestServer: Sendable {
     /// Where uploads land: the tus files directory, the DAV document root, uploadserver's
     /// directory.
     public let directory: String
@@ -27,10 +26,10 @@ public final class UploadTestServer: @unchecked Sendable {
     /// The URL uploads go to: `…/files/` (tus), `…/` (DAV), `…/upload` (multipart).
     public let url: String
     private let scratch: String
-    private let process: Process
+    private let process: SpawnedProcess
     private let accessLog: String?
 
-    private init(directory: String, port: Int, url: String, scratch: String, process: Process, accessLog: String? = nil) {
+    private init(directory: String, port: Int, url: String, scratch: String, process: SpawnedProcess, accessLog: String? = nil) {
         self.directory = directory
         self.port = port
         self.url = url
@@ -96,6 +95,24 @@ public final class UploadTestServer: @unchecked Sendable {
         return UploadTestServer(directory: files, port: port, url: "http://127.0.0.1:\(port)/upload", scratch: scratch, process: process)
     }
 
+    /// Where tuspyserver keeps the data of the upload at `location` (`…/files/UUID`).
+    public func storedPath(_ location: String) -> String {
+        directory + "/" + (location.split(separator: "/").last.map(String.init) ?? "")
+    }
+
+    /// Waits (20 s at most) until the server has stored at least `bytes` of the upload at
+    /// `location`: tuspyserver confirms its offset only when a `PATCH` ends, but writes the
+    /// data as it arrives.
+    public func waitForStoredBytes(_ location: String, atLeast bytes: Int64) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let size = (try? FileManager.default.attributesOfItem(atPath: storedPath(location))[.size] as? NSNumber)?.int64Value ?? 0
+            if size >= bytes { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestNamespaceError(message: "the server did not store \(bytes) bytes of \(location)")
+    }
+
     /// Lines of the server's output (and of apache's error log), for failure messages.
     public var log: String {
         let files = [scratch + "/output.log", scratch + "/error.log"]
@@ -108,15 +125,17 @@ public final class UploadTestServer: @unchecked Sendable {
         return text.split(separator: "\n").map(String.init)
     }
 
-    /// Ends the server (SIGTERM, SIGKILL after 5 s) and removes its directory.
+    /// apache's access log once it has at least `count` lines (it writes a line when a
+    /// request ends, which can be just after the client has its answer); 5 s at most.
+    public func requests(atLeast count: Int) async throws -> [String] {
+        for _ in 0..<250 where requests().count < count { try await Task.sleep(for: .milliseconds(20)) }
+        return requests()
+    }
+
+    /// Ends the server and every process it started (SIGTERM, SIGKILL after 5 s) and
+    /// removes its directory.
     public func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = ContinuousClock.now + .seconds(5)
-            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        process.stop()
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
@@ -142,7 +161,7 @@ public final class UploadTestServer: @unchecked Sendable {
     /// `scratch/output.log`, and waits (20 s at most) for a line `ready` accepts.
     static func launch(
         _ arguments: [String], in namespace: TestNamespace?, scratch: String, ready: (String) -> Bool
-    ) throws -> (Process, String) {
+    ) throws -> (SpawnedProcess, String) {
         let process = try start(arguments, in: namespace, scratch: scratch)
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
@@ -151,23 +170,13 @@ public final class UploadTestServer: @unchecked Sendable {
             if !process.isRunning { break }
             usleep(20_000)
         }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.stop(grace: .seconds(1))
         throw failure("\(arguments.joined(separator: " ")) did not start", scratch)
     }
 
-    static func start(_ arguments: [String], in namespace: TestNamespace?, scratch: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = (namespace.map { ["nsenter", "--net=\($0.namespace.path)"] } ?? []) + arguments
-        FileManager.default.createFile(atPath: scratch + "/output.log", contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch + "/output.log"))
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try? output.close()
-        return process
+    static func start(_ arguments: [String], in namespace: TestNamespace?, scratch: String) throws -> SpawnedProcess {
+        let command = (namespace.map { ["nsenter", "--net=\($0.namespace.path)"] } ?? []) + arguments
+        return try SpawnedProcess(command, output: scratch + "/output.log")
     }
 }
 
@@ -232,8 +241,7 @@ extension UploadTestServer {
             }
             usleep(20_000)
         }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.stop(grace: .seconds(1))
         let log = (try? String(contentsOfFile: scratch + "/error.log", encoding: .utf8)) ?? ""
         throw failure("apache2 did not start: \(log)", scratch)
     }

@@ -34,38 +34,51 @@ extension Uploader {
             sentThisRun += handed
             context.updateLedger { $0.sent += handed }
             let failure: UploadHTTP.Failure
-            switch result {
-            case .answered(let answer):
-                switch UploadStatus.decide(answer.status) {
-                case .success where handed == size:
-                    let location = answer.headers.first(name: "location").flatMap { UploadTarget.resolve($0, against: context.target.url) }
-                    return context.finish(status: answer.status, location: location, resumable: false, attempts: attempt)
-                case .success:
-                    failure = UploadHTTP.Failure(
-                        error: TransferError(.io, url: context.target.redacted, detail: "the server answered before it had the whole file"),
-                        transient: true)
-                case .retry:
-                    failure = UploadHTTP.Failure(
-                        error: TransferError(.httpStatus(answer.status), url: context.target.redacted), transient: true,
-                        retryAfter: UploadHTTP.retryAfter(answer.headers))
-                case .fail:
-                    throw TransferError(.httpStatus(answer.status), url: context.target.redacted)
-                }
-            case .failed(let failed):
+            switch Self.judge(result, complete: handed == size, context: context) {
+            case .success(let answer):
+                let location = answer.headers.first(name: "location").flatMap { UploadTarget.resolve($0, against: context.target.url) }
+                return context.finish(status: answer.status, location: location, resumable: false, attempts: attempt)
+            case .failure(let failed):
                 failure = failed
-            case .cancelled:
-                // A later call starts again from byte 0.
-                context.updateLedger { $0.resent += handed }
-                throw context.cancelled()
             }
-            guard failure.transient else { throw failure.error }
+            // What this attempt sent will be sent again, by the next attempt or the next call.
             context.updateLedger { $0.resent += handed }
+            guard failure.transient else { throw failure.error }
             try await budget.wait(after: failure.error, retryAfter: failure.retryAfter, cancelled: context.cancelled()) { delay in
                 context.progress(
                     UploadProgress(
                         position: 0, totalBytes: size, bytesSentThisRun: sentThisRun, attempt: attempt, resumable: false,
                         retryingAfter: delay))
             }
+        }
+    }
+}
+
+extension Uploader {
+    /// A plain attempt's result: the answer when it is a success for the whole file, the
+    /// failure (transient or not) otherwise.
+    fileprivate static func judge(
+        _ result: UploadExchange.Result, complete: Bool, context: UploadContext
+    ) -> Result<UploadExchange.Answer, UploadHTTP.Failure> {
+        let url = context.target.redacted
+        switch result {
+        case .answered(let answer):
+            switch UploadStatus.decide(answer.status) {
+            case .success where complete:
+                return .success(answer)
+            case .success:
+                let error = TransferError(.io, url: url, detail: "the server answered before it had the whole file")
+                return .failure(UploadHTTP.Failure(error: error, transient: true))
+            case .retry:
+                let error = TransferError(.httpStatus(answer.status), url: url)
+                return .failure(UploadHTTP.Failure(error: error, transient: true, retryAfter: UploadHTTP.retryAfter(answer.headers)))
+            case .fail:
+                return .failure(UploadHTTP.Failure(error: TransferError(.httpStatus(answer.status), url: url), transient: false))
+            }
+        case .failed(let failure):
+            return .failure(failure)
+        case .cancelled:
+            return .failure(UploadHTTP.Failure(error: context.cancelled(), transient: false))
         }
     }
 }

@@ -60,10 +60,12 @@ struct UploadCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        // Messages show the URL without its credentials.
+        let shown = UploadRequest(file: file, url: url).redactedURL
         guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.count >= 10 else {
-            throw ValidationError("not an http:// or https:// URL: '\(UploadRequest(file: file, url: url).redactedURL)'")
+            throw ValidationError("not an http:// or https:// URL: '\(shown)'")
         }
-        try OptionChecks.checkPort(url)
+        try OptionChecks.checkPort(shown)
         _ = try parsedHeaders()
         if let form, form.isEmpty { throw ValidationError("--form needs a field name") }
         if let maxCellular, ByteCount.parse(maxCellular) == nil {
@@ -105,7 +107,8 @@ struct UploadCommand: AsyncParsableCommand {
         do {
             estimate = try Uploader.estimate(request)
         } catch {
-            display.failed(error.description)
+            // The file's own problem says it all ("/x is a FIFO, not a regular file").
+            display.failed(error.kind == .io && !error.detail.isEmpty ? error.detail : error.description)
             throw ExitCode(64)
         }
         var policy = TransferPolicy(allowsCellular: !noCellular, allowsExpensive: !noExpensive, resumeAfter: try OptionChecks.seconds(settle, option: "--settle"))

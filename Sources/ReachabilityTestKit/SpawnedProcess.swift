@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A server process for a test, in a process group of its own, reaped with `waitpid`.
+///
+/// Not Foundation's `Process`: that one learns of an exit when a socket it hands the child
+/// reaches end-of-file, which never happens while a grandchild (apache's workers) holds it,
+/// and then `waitUntilExit()` spins forever. Here the test owns the pid and the group, so
+/// ``stop()`` ends every process the server started.
+final class SpawnedProcess: Sendable {
+    let pid: pid_t
+    /// Whether the pid has been reaped (only once: afterwards the number may be reused).
+    private let reaped = Mutex(false)
+
+    /// Starts `arguments[0]` (looked up in `PATH`) with stdin from /dev/null and stdout and
+    /// stderr appended to `output`.
+    init(_ arguments: [String], output: String) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // A new process group (to signal it whole), default signal handling, nothing blocked.
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let status = posix_spawnp(&child, arguments[0], &actions, &attributes, &argv, environ)
+        guard status == 0 else {
+            throw TestNamespaceError(message: "cannot start \(arguments[0]): \(String(cString: strerror(status)))")
+        }
+        pid = child
+    }
+
+    /// Whether the process is still running. An exited one stays a zombie (unreaped) until
+    /// ``stop()``, so its pid and process group cannot be reused meanwhile.
+    var isRunning: Bool {
+        reaped.withLock { reaped in
+            guard !reaped, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+            // "PID (COMM) STATE …": the state follows the last ')'.
+            guard let close = stat.lastIndex(of: ")") else { return false }
+            return stat[stat.index(after: close)...].trimmingPrefix(" ").first != "Z"
+        }
+    }
+
+    /// SIGTERM to the group, SIGKILL after `grace`; then whatever is left in the group
+    /// (orphaned workers) gets SIGKILL while the exited leader still holds the group's number;
+    /// then the leader is reaped.
+    func stop(grace: Duration = .seconds(5)) {
+        reaped.withLock { reaped in
+            guard !reaped else { return }
+            kill(-pid, SIGTERM)
+            let deadline = ContinuousClock.now + grace
+            while !isZombie && ContinuousClock.now < deadline { usleep(10_000) }
+            kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            reaped = true
+        }
+    }
+
+    private var isZombie: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+            return true
+        }
+        return stat[stat.index(after: close)...].trimmingPrefix(" ").first == "Z"
+    }
+
+    deinit {
+        stop(grace: .seconds(1))
+    }
+}
