@@ -41,6 +41,7 @@ public struct UploadRequest: Sendable, Hashable {
     /// ``url`` with any `user:password@` replaced by `***@`: the form to show or log.
     public var redactedURL: String { UploadTarget.redact(url) }
 
+    /// An upload of `file` to `url`: tus when the server speaks it, else `PUT` (see ``Mode-swift.enum``).
     public init(
         file: String, url: String, mode: Mode = .automatic, headers: [UploadHeader] = [], caFile: String? = nil,
         maxAttempts: Int = 5, readTimeout: Duration = .seconds(30), stateDirectory: String? = nil
@@ -73,6 +74,7 @@ public struct UploadProgress: Sendable, Hashable {
     /// Set when the uploader is about to wait this long before its next attempt.
     public var retryingAfter: Duration?
 
+    /// A snapshot with these values.
     public init(
         position: Int64, totalBytes: Int64, bytesSentThisRun: Int64, attempt: Int, resumable: Bool,
         retryingAfter: Duration? = nil
@@ -115,6 +117,7 @@ public struct UploadResult: Sendable, Hashable {
     /// Attempts made by the final call.
     public var attempts: Int
 
+    /// A result with these values.
     public init(
         bytes: Int64, bytesSentTotal: Int64, bytesResent: Int64, resumedFrom: Int64, resumable: Bool, status: Int,
         location: String?, attempts: Int
@@ -164,6 +167,7 @@ public struct UploadHeader: Sendable, Hashable, CustomStringConvertible {
         self.init(name: String(line[..<colon]), value: String(line[line.index(after: colon)...]))
     }
 
+    /// `Name: value`.
     public var description: String { "\(name): \(value)" }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {
