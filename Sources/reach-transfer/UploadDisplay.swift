@@ -14,7 +14,9 @@ final class UploadDisplay: Sendable {
         var startPosition: Int64?
         var lastPrinted: Int64 = 0
         var printedAny = false
-        var latest: UploadProgress?
+        /// Sent by the calls before this one (the gate starts a new call after each pause).
+        var sentBefore: Int64 = 0
+        var sentThisCall: Int64 = 0
     }
 
     private let json: Bool
@@ -49,6 +51,8 @@ final class UploadDisplay: Sendable {
             state.withLock { state in
                 state.startedAt = Self.now()
                 state.startPosition = nil
+                state.sentBefore += state.sentThisCall
+                state.sentThisCall = 0
             }
             if json {
                 printLine("{\"event\":\"\(event == .started ? "started" : "resumed")\",\"url\":\(PathJSON.string(url))}")
@@ -62,9 +66,9 @@ final class UploadDisplay: Sendable {
     /// it), then one a second (ten on a terminal), and the last one.
     func progress(_ progress: UploadProgress) {
         let now = Self.now()
-        let (due, rate) = state.withLock { state -> (Bool, Double) in
+        let (due, rate, sent) = state.withLock { state -> (Bool, Double, Int64) in
             if state.startPosition == nil { state.startPosition = progress.position - progress.bytesSentThisRun }
-            state.latest = progress
+            state.sentThisCall = progress.bytesSentThisRun
             let interval: Int64 = interactive ? 100_000_000 : 1_000_000_000
             let first = !state.printedAny && progress.bytesSentThisRun > 0
             let due = first || now - state.lastPrinted >= interval || progress.position == progress.totalBytes
@@ -74,12 +78,12 @@ final class UploadDisplay: Sendable {
             }
             let seconds = Double(now - state.startedAt) / 1e9
             let moved = Double(progress.position - (state.startPosition ?? 0))
-            return (due, seconds > 0.05 ? moved / seconds : 0)
+            return (due, seconds > 0.05 ? moved / seconds : 0, state.sentBefore + progress.bytesSentThisRun)
         }
         guard due else { return }
         if json {
             printLine(
-                "{\"event\":\"progress\",\"url\":\(PathJSON.string(url)),\"bytes\":\(progress.position),\"total\":\(progress.totalBytes),\"sent\":\(progress.bytesSentThisRun),\"rate\":\(Int64(rate))}")
+                "{\"event\":\"progress\",\"url\":\(PathJSON.string(url)),\"bytes\":\(progress.position),\"total\":\(progress.totalBytes),\"sent\":\(sent),\"rate\":\(Int64(rate))}")
         } else if interactive {
             printErrorRaw("\r\u{1B}[2K\(name)  \(Self.line(progress, rate: rate))")
         } else {

@@ -102,6 +102,58 @@ struct ReachUploadTests {
     }
 
     @Test(.enabled(if: TestNamespace.isSupported && serversReady))
+    func pausesWhenTheRouteMovesToCellularAndResumesByTus() async throws {
+        let ns = try TestNamespace()
+        try ns.ipBatch([
+            "link add va type veth peer name va-peer", "link add wa type veth peer name wa-peer",
+            "link set va-peer up", "link set wa-peer up", "link set va up", "link set wa up",
+            "addr add 10.1.0.2/24 dev va", "addr add 10.2.0.2/24 dev wa",
+        ])
+        for _ in 0..<300 where !(try ns.ip("link", "show", "wa").contains("LOWER_UP")) { try await Task.sleep(for: .milliseconds(10)) }
+        try ns.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "100")
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let size = 8_000_000
+        let source = try randomFile(files, "video.mp4", bytes: size)
+        let state = files.path + "/state"
+        let server = try UploadTestServer.tus(in: ns, rate: 2_000_000)
+        defer { server.stop() }
+
+        let upload = try ReachStream(
+            ["upload", "--json", "--no-cellular", "--settle", "0.2", "--override", "va=wifi", "--override", "wa=cellular",
+             "--sysfs-root", "/nonexistent", "--state-dir", state, source.path, server.url], in: ns)
+        defer { upload.stop() }
+        _ = try await upload.waitForLine { $0.contains("\"event\":\"progress\"") }
+        let location = try #require(try record(in: state)?["location"] as? String)
+        try await server.waitForStoredBytes(location, atLeast: 1_000_000)
+
+        // A cheaper default route through the "cellular" veth: the upload pauses.
+        try ns.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        let paused = try await upload.waitForLine { $0.contains("\"event\":\"paused\"") }
+        #expect(paused.contains("\"reason\":\"cellularNotAllowed\""))
+        let pausedAt = upload.received.count
+        // tuspyserver must be done with the cut-off request before it can take the next one.
+        let held = try await settledOffset(location, server: server, in: ns)
+        #expect(held > 0 && held < Int64(size))
+
+        try ns.ip("route", "del", "default", "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        _ = try await upload.waitForLine(after: pausedAt) { $0.contains("\"event\":\"resumed\"") }
+        let doneLine = try await upload.waitForLine(bound: .seconds(60)) { $0.contains("\"event\":\"done\"") }
+        #expect(upload.waitForExit() == 0)
+        let done = try json(doneLine)
+        #expect(done["tus"] as? Bool == true)
+        #expect(done["location"] as? String == location)
+        // Every byte the server holds was sent once; only bytes cut off in flight went twice.
+        let sent = try #require(done["sent"] as? Int)
+        let resent = try #require(done["resent"] as? Int)
+        #expect(sent - resent == size)
+        // After the resume, progress continued from the server's offset.
+        let resumedProgress = try json(try #require(upload.received.dropFirst(pausedAt).first { $0.contains("\"event\":\"progress\"") }))
+        #expect((resumedProgress["bytes"] as? Int ?? 0) > Int(held))
+        #expect(try sha256(server.storedPath(location)) == source.sha256)
+    }
+
+    @Test(.enabled(if: TestNamespace.isSupported && serversReady))
     func putsToModDav() async throws {
         let ns = try await onlineNamespace()
         let files = try TemporaryDirectory()
