@@ -164,8 +164,8 @@ struct TusRun {
                 context.updateLedger { $0.serverHolds(serverOffset) }
                 try? saveRecord()
                 return true
-            case .recreate:
-                startOver()
+            case .recreate(let reason):
+                try await startOver(reason)
             case .retry:
                 try await retry(httpFailure(answer))
             case .fail(let status):
@@ -224,8 +224,8 @@ struct TusRun {
         case .resynchronize:
             try await retry(UploadHTTP.Failure(error: TransferError(.httpStatus(answer.status), url: target.redacted), transient: true))
             return true
-        case .recreate:
-            startOver()
+        case .recreate(let reason):
+            try await startOver(reason)
             return false
         case .retry:
             try await retry(httpFailure(answer))
@@ -235,12 +235,14 @@ struct TusRun {
         }
     }
 
-    /// The upload is gone (or unusable): forget it and create a new one from byte 0.
-    private mutating func startOver() {
+    /// The upload is gone (or unusable): forget it and create a new one from byte 0. Counted
+    /// as a failure, so a server that keeps losing uploads cannot keep us creating them.
+    private mutating func startOver(_ reason: String) async throws(TransferError) {
         removeRecord()
         context.updateLedger { $0.restart() }
         location = nil
         offset = 0
+        try await retry(UploadHTTP.Failure(error: TransferError(.io, url: target.redacted, detail: reason), transient: true))
     }
 
     private func httpFailure(_ answer: UploadExchange.Answer) -> UploadHTTP.Failure {

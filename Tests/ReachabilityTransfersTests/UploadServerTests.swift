@@ -132,6 +132,24 @@ struct PlainUploadTests {
         #expect(throws: TransferError.self) { try Uploader.estimate(UploadRequest(file: path, url: "http://127.0.0.1:1/x")) }
     }
 
+    @Test func aRefusedConnectionIsRetriedABoundedNumberOfTimes() async throws {
+        let files = try UploadFiles(size: 1000)
+        defer { files.remove() }
+        // A port that was just listening and no longer is: connections are refused.
+        var listener: SilentListener? = try SilentListener()
+        let port = listener!.port
+        listener = nil
+        let progress = UploadProgressLog()
+        let error = await #expect(throws: TransferError.self) {
+            try await withUploader { uploader in
+                try await uploader.upload(UploadRequest(file: files.file, url: "http://127.0.0.1:\(port)/x", mode: .put, maxAttempts: 3), progress: progress.record)
+            }
+        }
+        #expect(error?.kind == .unreachable)
+        // Three attempts: two waits between them, then the error.
+        #expect(progress.all.filter { $0.retryingAfter != nil }.map(\.attempt) == [1, 2])
+    }
+
     @Test func badURLsAreRefusedBeforeAnyTraffic() async throws {
         let files = try UploadFiles(size: 10)
         defer { files.remove() }
