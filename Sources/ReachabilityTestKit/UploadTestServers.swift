@@ -26,16 +26,22 @@ public final class UploadTestServer: Sendable {
     /// The URL uploads go to: `…/files/` (tus), `…/` (DAV), `…/upload` (multipart).
     public let url: String
     private let scratch: String
+    /// The CA that signed an HTTPS server's certificate (PEM), nil for plain HTTP.
+    public let caFile: String?
     private let process: SpawnedProcess
     private let accessLog: String?
 
-    private init(directory: String, port: Int, url: String, scratch: String, process: SpawnedProcess, accessLog: String? = nil) {
+    private init(
+        directory: String, port: Int, url: String, scratch: String, process: SpawnedProcess, accessLog: String? = nil,
+        caFile: String? = nil
+    ) {
         self.directory = directory
         self.port = port
         self.url = url
         self.scratch = scratch
         self.process = process
         self.accessLog = accessLog
+        self.caFile = caFile
     }
 
     /// The package's root directory (holding `Package.swift`), found from the running binary.
@@ -182,14 +188,18 @@ public final class UploadTestServer: Sendable {
 
 extension UploadTestServer {
     /// apache2 with mod_dav on 127.0.0.1, from a configuration of its own (no system one is
-    /// read). As root its children run as `nobody`, which owns the document root.
-    public static func dav(in namespace: TestNamespace? = nil) throws -> UploadTestServer {
+    /// read). As root its children run as `nobody`, which owns the document root. With `tls`
+    /// it speaks HTTPS (mod_ssl) with a certificate for 127.0.0.1 from a throwaway CA
+    /// (``caFile``).
+    public static func dav(in namespace: TestNamespace? = nil, tls: Bool = false) throws -> UploadTestServer {
         guard apacheAvailable else { throw missing("apache2 (run scripts/setup.sh apache2)") }
         var lastError: (any Error)?
         for _ in 0..<3 {
             let scratch = try makeScratch("dav")
             do {
-                return try startDav(port: namespace == nil ? freePort() : Int.random(in: 20000...40000), in: namespace, scratch: scratch)
+                if tls { try makeCertificates(in: scratch) }
+                let port = namespace == nil ? freePort() : Int.random(in: 20000...40000)
+                return try startDav(port: port, in: namespace, scratch: scratch, tls: tls)
             } catch {
                 lastError = error
             }
@@ -197,7 +207,7 @@ extension UploadTestServer {
         throw lastError ?? missing("apache2")
     }
 
-    private static func startDav(port: Int, in namespace: TestNamespace?, scratch: String) throws -> UploadTestServer {
+    private static func startDav(port: Int, in namespace: TestNamespace?, scratch: String, tls: Bool) throws -> UploadTestServer {
         let root = scratch + "/root"
         let lock = scratch + "/lock"
         for directory in [root, lock] {
@@ -228,7 +238,13 @@ extension UploadTestServer {
                 Require all granted
             </Directory>
 
-            """
+            """ + (tls ? """
+                LoadModule ssl_module /usr/lib/apache2/modules/mod_ssl.so
+                SSLEngine on
+                SSLCertificateFile \(scratch)/server.pem
+                SSLCertificateKeyFile \(scratch)/server.key
+
+                """ : "")
         try configuration.write(toFile: scratch + "/httpd.conf", atomically: true, encoding: .utf8)
         let process = try start(["/usr/sbin/apache2", "-f", scratch + "/httpd.conf", "-DFOREGROUND"], in: namespace, scratch: scratch)
         let deadline = ContinuousClock.now + .seconds(20)
@@ -236,14 +252,28 @@ extension UploadTestServer {
             let log = (try? String(contentsOfFile: scratch + "/error.log", encoding: .utf8)) ?? ""
             if log.contains("resuming normal operations") {
                 return UploadTestServer(
-                    directory: root, port: port, url: "http://127.0.0.1:\(port)/", scratch: scratch, process: process,
-                    accessLog: scratch + "/access.log")
+                    directory: root, port: port, url: "\(tls ? "https" : "http")://127.0.0.1:\(port)/", scratch: scratch,
+                    process: process, accessLog: scratch + "/access.log", caFile: tls ? scratch + "/ca.pem" : nil)
             }
             usleep(20_000)
         }
         process.stop(grace: .seconds(1))
         let log = (try? String(contentsOfFile: scratch + "/error.log", encoding: .utf8)) ?? ""
         throw failure("apache2 did not start: \(log)", scratch)
+    }
+
+    /// A CA (`ca.pem`) and a certificate for 127.0.0.1 it signed (`server.pem`, `server.key`).
+    static func makeCertificates(in directory: String) throws {
+        let d = directory
+        let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try TestNamespace.execute(["openssl", "req", "-x509"] + curve + ["-keyout", d + "/ca.key", "-out", d + "/ca.pem", "-days", "2", "-subj", "/CN=reach upload test CA"])
+        try TestNamespace.execute(["openssl", "req"] + curve + ["-keyout", d + "/server.key", "-out", d + "/server.csr", "-subj", "/CN=127.0.0.1"])
+        try "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+            .write(toFile: d + "/ext.cnf", atomically: true, encoding: .utf8)
+        try TestNamespace.execute([
+            "openssl", "x509", "-req", "-in", d + "/server.csr", "-CA", d + "/ca.pem", "-CAkey", d + "/ca.key", "-CAcreateserial",
+            "-out", d + "/server.pem", "-days", "2", "-extfile", d + "/ext.cnf",
+        ])
     }
 
     /// A port nothing listens on now (bound to port 0, then released).

@@ -48,6 +48,27 @@ struct PlainUploadTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: files.stateDirectory).isEmpty)
     }
 
+    @Test(.enabled(if: apacheReady)) func httpsNeedsTheCAFileToBeTrusted() async throws {
+        let server = try UploadTestServer.dav(tls: true)
+        defer { server.stop() }
+        let files = try UploadFiles(size: 1_500_000)
+        defer { files.remove() }
+        // Not trusted by the system roots: refused, not retried, nothing stored.
+        let error = await #expect(throws: TransferError.self) {
+            try await withUploader { uploader in
+                try await uploader.upload(UploadRequest(file: files.file, url: server.url + "tls.bin", mode: .put))
+            }
+        }
+        #expect(error?.kind == .tlsFailure)
+        #expect(!FileManager.default.fileExists(atPath: server.directory + "/tls.bin"))
+
+        let result = try await withUploader { uploader in
+            try await uploader.upload(UploadRequest(file: files.file, url: server.url + "tls.bin", mode: .put, caFile: server.caFile))
+        }
+        #expect(result.status == 201)
+        #expect(try sha256sum(server.directory + "/tls.bin") == files.sha256)
+    }
+
     @Test(.enabled(if: apacheReady)) func aClientErrorIsNotRetried() async throws {
         let server = try UploadTestServer.dav()
         defer { server.stop() }
