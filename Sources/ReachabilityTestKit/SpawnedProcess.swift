@@ -7,10 +7,9 @@ import Glibc
 
 /// A server process for a test, in a process group of its own, reaped with `waitpid`.
 ///
-/// Not Foundation's `Process`: that one learns of an exit when a socket it hands the child
-/// reaches end-of-file, which never happens while a grandchild (apache's workers) holds it,
-/// and then `waitUntilExit()` spins forever. Here the test owns the pid and the group, so
-/// ``stop()`` ends every process the server started.
+/// Not Foundation's `Process`: it never noticed apache's exit while apache's workers lived on
+/// (they inherit descriptors it watches), so `waitUntilExit()` spun on a zombie forever. Here
+/// the test owns the pid and the group, so ``stop()`` ends every process the server started.
 final class SpawnedProcess: Sendable {
     let pid: pid_t
     /// Whether the pid has been reaped (only once: afterwards the number may be reused).
