@@ -10,11 +10,21 @@ public struct Transfer: Sendable, Hashable {
     /// The bytes still to move, if known (drives the size limits).
     public var expectedBytes: Int64?
     public var priority: Priority
+    /// Bytes this transfer already moved over cellular paths: the cellular size limit is a
+    /// budget for the whole transfer, so pauses and resumes cannot add up past it.
+    public var movedOnCellular: Int64
+    /// Bytes this transfer already moved over expensive (metered) paths.
+    public var movedOnExpensive: Int64
 
-    public init(direction: Direction = .download, expectedBytes: Int64? = nil, priority: Priority = .normal) {
+    public init(
+        direction: Direction = .download, expectedBytes: Int64? = nil, priority: Priority = .normal, movedOnCellular: Int64 = 0,
+        movedOnExpensive: Int64 = 0
+    ) {
         self.direction = direction
         self.expectedBytes = expectedBytes
         self.priority = priority
+        self.movedOnCellular = movedOnCellular
+        self.movedOnExpensive = movedOnExpensive
     }
 }
 
@@ -105,16 +115,45 @@ public struct TransferPolicy: Sendable, Hashable {
     public static let wifiOnly = TransferPolicy(allowedStatuses: [.wifi])
     public static let wiredOnly = TransferPolicy(allowedStatuses: [.wired])
 
+    /// The decision for the default path.
     public func decide(_ path: NetworkPath, for transfer: Transfer = Transfer()) -> TransferDecision {
-        guard path.isReachable else { return .wait(.noNetwork) }
-        if path.status == .cellular && !allowsCellular { return .wait(.cellularNotAllowed) }
-        if path.isExpensive && !allowsExpensive { return .wait(.expensiveNotAllowed) }
-        guard allowedStatuses.contains(path.status) else { return .wait(.typeNotAllowed(path.status)) }
-        if transfer.priority != .userInitiated, let size = transfer.expectedBytes {
-            if path.status == .cellular, let limit = cellularSizeLimit, size > limit { return .wait(.overCellularSizeLimit(limit: limit)) }
-            if path.isExpensive, let limit = expensiveSizeLimit, size > limit { return .wait(.overExpensiveSizeLimit(limit: limit)) }
+        decide(TransferNetwork(path: path), for: transfer)
+    }
+
+    /// The decision for the network a transfer's traffic takes. A local destination (an
+    /// address of this host) is always allowed: its traffic never reaches a network.
+    public func decide(_ network: TransferNetwork, for transfer: Transfer = Transfer()) -> TransferDecision {
+        if network.isLocal { return .allow }
+        guard network.isReachable else { return .wait(.noNetwork) }
+        if network.status == .cellular && !allowsCellular { return .wait(.cellularNotAllowed) }
+        if network.isExpensive && !allowsExpensive { return .wait(.expensiveNotAllowed) }
+        guard allowedStatuses.contains(network.status) else { return .wait(.typeNotAllowed(network.status)) }
+        guard transfer.priority != .userInitiated else { return .allow }
+        // Each limit is a budget: what is left of it must cover the bytes still to move (when
+        // known), and an exhausted budget stops a transfer of unknown size too.
+        func fits(limit: Int64, moved: Int64) -> Bool {
+            let left = limit - max(0, moved)
+            return left > 0 && (transfer.expectedBytes.map { $0 <= left } ?? true)
+        }
+        if network.status == .cellular, let limit = cellularSizeLimit, !fits(limit: limit, moved: transfer.movedOnCellular) {
+            return .wait(.overCellularSizeLimit(limit: limit))
+        }
+        if network.isExpensive, let limit = expensiveSizeLimit, !fits(limit: limit, moved: transfer.movedOnExpensive) {
+            return .wait(.overExpensiveSizeLimit(limit: limit))
         }
         return .allow
+    }
+
+    /// How many bytes a transfer may still move on `network` before a size limit is passed,
+    /// given the bytes it already moved on such networks: nil when no limit applies. A transfer whose size
+    /// is unknown (or understated by the server) stops at this budget, so `--max-cellular 50MB`
+    /// never moves more than 50 MB on cellular whatever the server says or hides.
+    public func byteBudget(on network: TransferNetwork, for transfer: Transfer) -> Int64? {
+        guard transfer.priority != .userInitiated, !network.isLocal else { return nil }
+        var budgets: [Int64] = []
+        if network.status == .cellular, let limit = cellularSizeLimit { budgets.append(limit - max(0, transfer.movedOnCellular)) }
+        if network.isExpensive, let limit = expensiveSizeLimit { budgets.append(limit - max(0, transfer.movedOnExpensive)) }
+        return budgets.min().map { max(0, $0) }
     }
 }
 
