@@ -19,6 +19,15 @@ public protocol GatedExecutor<Output>: Sendable {
     /// Ends the work for good: the gate is returning (the caller was cancelled, or the work
     /// finished). Returns once nothing of it runs.
     func shutDown() async
+
+    /// The transfer as the work knows it now (bytes still to move, bytes moved on limited
+    /// networks), given the gate's last view; the gate asks before each judgement.
+    func transfer(updating transfer: Transfer) -> Transfer
+}
+
+extension GatedExecutor {
+    /// The gate's view is the work's: nothing learned while running.
+    public func transfer(updating transfer: Transfer) -> Transfer { transfer }
 }
 
 /// What a started run is allowed: the network it was judged on, the transfer as judged, and

@@ -194,8 +194,10 @@ private final class GateDriver<E: GatedExecutor> {
             switch input {
             case .network(let network):
                 latest = network
+                state.transfer = executor.transfer(updating: state.transfer)
                 await apply(state.update(network: network, now: gate.now()))
             case .tick:
+                state.transfer = executor.transfer(updating: state.transfer)
                 if let latest { await apply(state.update(network: latest, now: gate.now())) }
             case .rejudge(let transfer, let reply):
                 state.transfer = transfer

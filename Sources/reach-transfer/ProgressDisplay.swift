@@ -9,8 +9,10 @@ import Synchronization
 /// JSON lines with `--json`. Called from many tasks; one lock orders the output.
 final class ProgressDisplay: Sendable {
     private struct Row {
-        var progress: DownloadProgress?
-        var paused: TransferWaitReason?
+        var progress: JobProgress?
+        var paused: String?
+        var everRan = false
+        var retryingAfter: Duration?
         var startedAt: Int64
         var startedBytes: Int64 = 0
         var lastPrinted: Int64 = 0
@@ -22,9 +24,17 @@ final class ProgressDisplay: Sendable {
     private let order = Mutex<[String]>([])
     private let drawnLines = Mutex(0)
 
-    init(json: Bool, interactive: Bool) {
+    /// JSON lines go to stderr when stdout carries the data (`-o -`).
+    private let jsonToStandardError: Bool
+
+    init(json: Bool, interactive: Bool, jsonToStandardError: Bool = false) {
         self.json = json
         self.interactive = interactive
+        self.jsonToStandardError = jsonToStandardError
+    }
+
+    private func emit(_ line: String) {
+        if jsonToStandardError { printError(line) } else { printLine(line) }
     }
 
     private static func nowNanoseconds() -> Int64 {
@@ -45,56 +55,85 @@ final class ProgressDisplay: Sendable {
         return row
     }
 
-    func gateEvent(name: String, url: String, _ event: TransferGate.Event) {
-        switch event {
-        case .waiting(let reason), .paused(let reason):
-            _ = update(name) { $0.paused = reason }
-            let kind = if case .paused = event { "paused" } else { "waiting" }
+    /// Shows one event of the job downloading `url` into `name`.
+    func show(_ event: JobEvent, name: String, url: String) {
+        switch event.state {
+        case .waiting(let reason):
+            let previous = rows.withLock { $0[name] }
+            if previous?.paused == reason.description { break }
+            let kind = previous?.everRan == true ? "paused" : "waiting"
+            _ = update(name) { $0.paused = reason.description }
             if json {
-                printLine("{\"event\":\"\(kind)\",\"url\":\(PathJSON.string(url)),\"reason\":\"\(reason.code)\",\"message\":\(PathJSON.string(reason.description))}")
+                emit("{\"event\":\"\(kind)\",\"url\":\(PathJSON.string(url)),\"reason\":\"\(reason.code)\",\"message\":\(PathJSON.string(reason.description))}")
             } else if !interactive {
                 printError("\(name): \(kind): \(reason)")
             }
-        case .started, .resumed:
-            _ = update(name) { row in
-                row.paused = nil
-                row.startedAt = Self.nowNanoseconds()
-                row.startedBytes = row.progress?.bytesOnDisk ?? 0
+        case .paused(let reason):
+            if let delay = reason.retryAfter {
+                _ = update(name) { $0.retryingAfter = delay }
+                if json {
+                    emit("{\"event\":\"retry\",\"url\":\(PathJSON.string(url)),\"in\":\(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18),\"message\":\(PathJSON.string(reason.description))}")
+                } else if !interactive {
+                    printError("\(name): \(reason)")
+                }
             }
-            if json { printLine("{\"event\":\"\(event == .started ? "started" : "resumed")\",\"url\":\(PathJSON.string(url))}") }
-            else if !interactive && event == .resumed { printError("\(name): resumed") }
+        case .running:
+            let row = rows.withLock { $0[name] }
+            if row?.everRan != true || row?.paused != nil {
+                let kind = row?.everRan == true ? "resumed" : "started"
+                _ = update(name) { row in
+                    row.paused = nil
+                    row.everRan = true
+                    row.startedAt = Self.nowNanoseconds()
+                    row.startedBytes = event.progress.completedBytes
+                }
+                if json {
+                    let network = event.network.map { ",\"network\":\(PathJSON.string($0.description))" } ?? ""
+                    emit("{\"event\":\"\(kind)\",\"url\":\(PathJSON.string(url))\(network)}")
+                } else if !interactive && kind == "resumed" {
+                    printError("\(name): resumed")
+                }
+            }
+            progress(name: name, url: url, event.progress)
+        default:
+            break
         }
         if interactive { redraw() }
     }
 
-    func progress(name: String, url: String, _ progress: DownloadProgress) {
+    private func progress(name: String, url: String, _ progress: JobProgress) {
         let now = Self.nowNanoseconds()
         var due = false
         let row = update(name) { row in
-            if row.progress == nil { row.startedBytes = progress.bytesOnDisk - progress.bytesReceivedThisRun }
             row.progress = progress
+            row.retryingAfter = nil
             // Terminal: redraw at most 10 times a second; plain lines and JSON: once a second.
             let interval: Int64 = interactive ? 100_000_000 : 1_000_000_000
-            if now - row.lastPrinted >= interval || progress.bytesOnDisk == progress.totalBytes {
+            if now - row.lastPrinted >= interval || progress.completedBytes == progress.totalBytes {
                 row.lastPrinted = now
                 due = true
             }
         }
-        guard due else { return }
-        if interactive {
-            redraw()
-        } else if json {
+        guard due, !interactive else { return }
+        if json {
             let total = progress.totalBytes.map(String.init) ?? "null"
-            printLine("{\"event\":\"progress\",\"url\":\(PathJSON.string(url)),\"bytes\":\(progress.bytesOnDisk),\"total\":\(total),\"rate\":\(Int64(rate(row))),\"refetched\":\(progress.bytesRefetched)}")
+            emit("{\"event\":\"progress\",\"url\":\(PathJSON.string(url)),\"bytes\":\(progress.completedBytes),\"total\":\(total),\"rate\":\(Self.clampedInt(rate(row))),\"refetched\":\(progress.refetchedBytes)}")
         } else {
             printError("\(name): \(line(row))")
         }
     }
 
+    /// A Double as an Int64, clamped: a rate or ETA from a server that declares an absurd size
+    /// must not trap.
+    static func clampedInt(_ value: Double) -> Int64 {
+        guard value.isFinite else { return 0 }
+        return value >= 9.2e18 ? Int64.max : value <= -9.2e18 ? Int64.min : Int64(value)
+    }
+
     func done(name: String, url: String, _ result: DownloadResult) {
         _ = update(name) { $0.paused = nil }
         if json {
-            printLine("{\"event\":\"done\",\"url\":\(PathJSON.string(url)),\"path\":\(PathJSON.string(result.path)),\"bytes\":\(result.bytes),\"sha256\":\"\(result.sha256)\",\"restarts\":\(result.restarts),\"downloaded\":\(result.bytesDownloadedTotal),\"refetched\":\(result.bytesRefetched)}")
+            emit("{\"event\":\"done\",\"url\":\(PathJSON.string(url)),\"path\":\(PathJSON.string(result.path)),\"bytes\":\(result.bytes),\"sha256\":\"\(result.sha256)\",\"restarts\":\(result.restarts),\"downloaded\":\(result.bytesDownloadedTotal),\"refetched\":\(result.bytesRefetched)}")
         } else {
             if interactive { redraw() }
             printError("\(name): done, \(ByteCount.text(result.bytes)), sha256 \(result.sha256)")
@@ -102,9 +141,18 @@ final class ProgressDisplay: Sendable {
         }
     }
 
+    /// A download to standard output finished.
+    func streamed(name: String, url: String, bytes: Int64) {
+        if json {
+            emit("{\"event\":\"done\",\"url\":\(PathJSON.string(url)),\"path\":\"-\",\"bytes\":\(bytes)}")
+        } else if !interactive {
+            printError("\(name): done, \(ByteCount.text(bytes)) to standard output")
+        }
+    }
+
     func failed(name: String, url: String, _ message: String) {
         if json {
-            printLine("{\"event\":\"error\",\"url\":\(PathJSON.string(url)),\"message\":\(PathJSON.string(message))}")
+            emit("{\"event\":\"error\",\"url\":\(PathJSON.string(url)),\"message\":\(PathJSON.string(message))}")
         } else {
             printError("\(name): failed: \(message)")
             if interactive { drawnLines.withLock { $0 = 0 } }
@@ -114,7 +162,7 @@ final class ProgressDisplay: Sendable {
     private func rate(_ row: Row) -> Double {
         guard let progress = row.progress else { return 0 }
         let seconds = Double(Self.nowNanoseconds() - row.startedAt) / 1e9
-        return seconds > 0.05 ? Double(progress.bytesOnDisk - row.startedBytes) / seconds : 0
+        return seconds > 0.05 ? Double(progress.completedBytes - row.startedBytes) / seconds : 0
     }
 
     /// `45% 450 MiB of 1 GiB  120.3 MiB/s  ETA 5 s`, or the pause reason.
@@ -124,13 +172,14 @@ final class ProgressDisplay: Sendable {
         let rate = rate(row)
         var text = ""
         if let total = progress.totalBytes, total > 0 {
-            text += "\(progress.bytesOnDisk * 100 / total)% \(ByteCount.text(progress.bytesOnDisk)) of \(ByteCount.text(total))"
-            if rate > 0 { text += "  \(ByteCount.text(Int64(rate)))/s  ETA \(Int64(Double(total - progress.bytesOnDisk) / rate)) s" }
+            let percent = Self.clampedInt(Double(progress.completedBytes) * 100 / Double(total))
+            text += "\(percent)% \(ByteCount.text(progress.completedBytes)) of \(ByteCount.text(total))"
+            if rate > 0 { text += "  \(ByteCount.text(Self.clampedInt(rate)))/s  ETA \(Self.clampedInt(Double(total - progress.completedBytes) / rate)) s" }
         } else {
-            text += ByteCount.text(progress.bytesOnDisk)
-            if rate > 0 { text += "  \(ByteCount.text(Int64(rate)))/s" }
+            text += ByteCount.text(progress.completedBytes)
+            if rate > 0 { text += "  \(ByteCount.text(Self.clampedInt(rate)))/s" }
         }
-        if let retry = progress.retryingAfter { text += "  retrying in \(ByteCount.seconds(retry))" }
+        if let retry = row.retryingAfter { text += "  retrying in \(ByteCount.seconds(retry))" }
         return text
     }
 
@@ -153,7 +202,7 @@ final class ProgressDisplay: Sendable {
     private static func bar(_ row: Row) -> String {
         let width = 24
         guard let progress = row.progress, let total = progress.totalBytes, total > 0 else { return "[" + String(repeating: " ", count: width) + "]" }
-        let filled = Int(min(Int64(width), progress.bytesOnDisk * Int64(width) / total))
+        let filled = Int(min(Int64(width), max(0, clampedInt(Double(progress.completedBytes) * Double(width) / Double(total)))))
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
     }
 }
