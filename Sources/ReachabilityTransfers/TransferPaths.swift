@@ -56,6 +56,16 @@ enum DestinationCheck {
                 detail: "the destination is \(FileKind.describe(info.st_mode)); refusing to replace it (use -o - for standard output)"
             )
         }
+        // A planted symlink or FIFO as the partial file or its sidecar is refused now, before
+        // any request, rather than when the body arrives.
+        for name in [paths.partName, paths.metadataName] {
+            if let info = directory.status(of: name), (info.st_mode & S_IFMT) != S_IFREG {
+                throw TransferError(
+                    .notWritable, url: url, path: directory.display(name),
+                    detail: "\(directory.display(name)) is \(FileKind.describe(info.st_mode)); refusing to use it"
+                )
+            }
+        }
         let probe = ".reach-probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         do throws(FileError) {
             let fd = try directory.openRegular(probe, flags: O_WRONLY, create: true, exclusive: true)
