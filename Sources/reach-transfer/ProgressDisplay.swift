@@ -85,7 +85,7 @@ final class ProgressDisplay: Sendable {
             redraw()
         } else if json {
             let total = progress.totalBytes.map(String.init) ?? "null"
-            printLine("{\"event\":\"progress\",\"url\":\(PathJSON.string(url)),\"bytes\":\(progress.bytesOnDisk),\"total\":\(total),\"rate\":\(Int64(rate(row))),\"refetched\":\(progress.bytesRefetched)}")
+            printLine("{\"event\":\"progress\",\"url\":\(PathJSON.string(url)),\"bytes\":\(progress.bytesOnDisk),\"total\":\(total),\"rate\":\(Self.int64(rate(row))),\"refetched\":\(progress.bytesRefetched)}")
         } else {
             printError("\(name): \(line(row))")
         }
@@ -117,18 +117,30 @@ final class ProgressDisplay: Sendable {
         return seconds > 0.05 ? Double(progress.bytesOnDisk - row.startedBytes) / seconds : 0
     }
 
+    /// `value` rounded down into `0...Int64.max` (a rate: never negative, never a trap).
+    private static func int64(_ value: Double) -> Int64 {
+        guard value > 0 else { return 0 }
+        return value < 9.2e18 ? Int64(value) : Int64.max
+    }
+
     /// `45% 450 MiB of 1 GiB  120.3 MiB/s  ETA 5 s`, or the pause reason.
     private func line(_ row: Row) -> String {
         if let paused = row.paused { return "paused: \(paused)" }
         guard let progress = row.progress else { return "starting" }
         let rate = rate(row)
         var text = ""
-        if let total = progress.totalBytes, total > 0 {
-            text += "\(progress.bytesOnDisk * 100 / total)% \(ByteCount.text(progress.bytesOnDisk)) of \(ByteCount.text(total))"
-            if rate > 0 { text += "  \(ByteCount.text(Int64(rate)))/s  ETA \(Int64(Double(total - progress.bytesOnDisk) / rate)) s" }
+        if let total = progress.totalBytes, let fraction = progress.fractionCompleted {
+            text += "\(Int(fraction * 100))% \(ByteCount.text(progress.bytesOnDisk)) of \(ByteCount.text(total))"
+            if rate > 0 {
+                text += "  \(ByteCount.text(Self.int64(rate)))/s"
+                // The size is the server's word: with `Content-Length: 9223372036854775807` and
+                // a slow start the ETA passes Int64.max (it trapped here). Absurd ETAs are left out.
+                let eta = Double(max(total - progress.bytesOnDisk, 0)) / rate
+                if eta < OptionChecks.maximumSeconds { text += "  ETA \(Int64(eta)) s" }
+            }
         } else {
             text += ByteCount.text(progress.bytesOnDisk)
-            if rate > 0 { text += "  \(ByteCount.text(Int64(rate)))/s" }
+            if rate > 0 { text += "  \(ByteCount.text(Self.int64(rate)))/s" }
         }
         if let retry = progress.retryingAfter { text += "  retrying in \(ByteCount.seconds(retry))" }
         return text
@@ -153,7 +165,8 @@ final class ProgressDisplay: Sendable {
     private static func bar(_ row: Row) -> String {
         let width = 24
         guard let progress = row.progress, let total = progress.totalBytes, total > 0 else { return "[" + String(repeating: " ", count: width) + "]" }
-        let filled = Int(min(Int64(width), progress.bytesOnDisk * Int64(width) / total))
+        // Not `bytesOnDisk * width / total`: sizes are the server's word, and may overflow it.
+        let filled = Int(max(0, min(progress.fractionCompleted ?? 0, 1)) * Double(width))
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
     }
 }
