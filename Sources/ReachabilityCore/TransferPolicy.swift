@@ -170,25 +170,40 @@ public enum ByteCount {
     }
 
     public static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        return "\(Double(milliseconds) / 1000) s"
+        let (milliseconds, overflow) = duration.components.seconds.multipliedReportingOverflow(by: 1000)
+        // Past about 292 million years the milliseconds do not fit; whole seconds still do.
+        guard !overflow else { return "\(duration.components.seconds) s" }
+        return "\(Double(milliseconds + duration.components.attoseconds / 1_000_000_000_000_000) / 1000) s"
     }
 
     /// Parses `50MB`, `50M`, `1.5GiB`, `700k`, `1024` (bytes). Decimal units are powers of
     /// 1000, binary ones (`KiB`, `MiB`, `GiB`) and bare letters powers of 1024.
+    ///
+    /// The number is ASCII digits with at most one `.`; signs, exponents, `inf` and `nan` are
+    /// refused, and so is a size above `Int64.max`: nil, never a trap. Whole bytes are exact
+    /// (no trip through `Double`); only a fraction of a unit is rounded.
     public static func parse(_ text: String) -> Int64? {
         let trimmed = text.trimmingBlanks()
-        let digits = trimmed.prefix { $0.isNumber || $0 == "." }
-        guard !digits.isEmpty, let value = Double(digits), value >= 0 else { return nil }
-        let unit = trimmed.dropFirst(digits.count).trimmingBlanks().lowercased()
-        let multipliers: [String: Double] = [
-            "": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1_048_576, "mb": 1_000_000, "mib": 1_048_576,
-            "g": 1_073_741_824, "gb": 1_000_000_000, "gib": 1_073_741_824, "t": 1_099_511_627_776, "tb": 1_000_000_000_000,
-            "tib": 1_099_511_627_776,
-        ]
+        let number = trimmed.prefix { $0.isASCIIDigit || $0 == "." }
+        let unit = trimmed.dropFirst(number.count).trimmingBlanks().lowercased()
         guard let multiplier = multipliers[unit] else { return nil }
-        let bytes = value * multiplier
-        guard bytes < 9.2e18 else { return nil }
-        return Int64(bytes.rounded())
+        let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let wholeText = parts[0]
+        let fractionText = parts.count > 1 ? parts[1] : ""
+        // One dot at most, and a digit somewhere: `.5` and `5.` are sizes, `.` and `..5` not.
+        guard !(wholeText.isEmpty && fractionText.isEmpty), !fractionText.contains(".") else { return nil }
+        guard let whole = wholeText.isEmpty ? 0 : DecimalDigits.int64(wholeText) else { return nil }
+        let (wholeBytes, overflow) = whole.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { return nil }
+        guard !fractionText.isEmpty else { return wholeBytes }
+        // In [0, multiplier] (at most 2^40), so the conversion back cannot trap.
+        guard let fraction = Double("0." + fractionText) else { return nil }
+        let (bytes, sumOverflow) = wholeBytes.addingReportingOverflow(Int64((fraction * Double(multiplier)).rounded()))
+        return sumOverflow ? nil : bytes
     }
+
+    private static let multipliers: [String: Int64] = [
+        "": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1_000_000, "mib": 1 << 20,
+        "g": 1 << 30, "gb": 1_000_000_000, "gib": 1 << 30, "t": 1 << 40, "tb": 1_000_000_000_000, "tib": 1 << 40,
+    ]
 }

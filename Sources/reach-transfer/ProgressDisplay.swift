@@ -174,7 +174,13 @@ final class ProgressDisplay: Sendable {
         if let total = progress.totalBytes, total > 0 {
             let percent = Self.clampedInt(Double(progress.completedBytes) * 100 / Double(total))
             text += "\(percent)% \(ByteCount.text(progress.completedBytes)) of \(ByteCount.text(total))"
-            if rate > 0 { text += "  \(ByteCount.text(Self.clampedInt(rate)))/s  ETA \(Self.clampedInt(Double(total - progress.completedBytes) / rate)) s" }
+            if rate > 0 {
+                text += "  \(ByteCount.text(Self.clampedInt(rate)))/s"
+                // The size is the server's word: with `Content-Length: 9223372036854775807` and a
+                // slow start the ETA passed Int64.max (it trapped here). Absurd ETAs are left out.
+                let eta = Double(max(total - progress.completedBytes, 0)) / rate
+                if eta < OptionChecks.maximumSeconds { text += "  ETA \(Int64(eta)) s" }
+            }
         } else {
             text += ByteCount.text(progress.completedBytes)
             if rate > 0 { text += "  \(ByteCount.text(Self.clampedInt(rate)))/s" }
