@@ -49,7 +49,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("on-disallow"),
-        help: "suspend (SIGSTOP, then SIGCONT; `stop` is the same) or terminate (SIGTERM, then start again).")
+        help: "suspend (SIGSTOP, then SIGCONT; `stop` is the same) or terminate (SIGTERM, SIGKILL after --kill-after, then start again).")
     var onDisallow: OnDisallow = .suspend
 
     @Option(help: ArgumentHelp("Seconds (0 to 1000000000) the path must allow again before the command continues.", valueName: "SECONDS"))
@@ -64,6 +64,9 @@ struct RunCommand: AsyncParsableCommand {
     var command: [String] = []
 
     func validate() throws {
+        // The command is captured as it is typed, options included: `reach run --help` asks
+        // for help, `reach run -- --help` runs `--help`.
+        if self.command.first == "--help" || self.command.first == "-h" { throw CleanExit.helpRequest(self) }
         let command = self.command.first == "--" ? Array(self.command.dropFirst()) : self.command
         guard !command.isEmpty else { throw ValidationError("missing the command to run: reach run --when unmetered -- COMMAND [ARGS…]") }
         _ = try OptionChecks.seconds(settle, option: "--settle")

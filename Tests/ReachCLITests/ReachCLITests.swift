@@ -117,6 +117,16 @@ struct ReachUsageErrorTests {
         }
     }
 
+    /// `reach run` captures its command as typed: `--help` first is still a request for help,
+    /// and the help documents the exit codes.
+    @Test func runHelpIsHelpNotACommand() throws {
+        let result = try reach(["run", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("--kill-after <SECONDS>"))
+        let words = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("Exit codes: the command's status, or 128 + N if signal N ended it; 127 the command could not be started"))
+    }
+
     @Test func aBadConfigurationLineIsReportedWithItsNumber() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("reach-\(UUID()).conf")
         try "# uplinks\nwlan* = wifi\n\nwwan0 = cellular, cheap\n".write(to: file, atomically: true, encoding: .utf8)
