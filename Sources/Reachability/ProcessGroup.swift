@@ -203,12 +203,15 @@ final class ProcessGroup: Sendable {
     /// shell sees the job stopped; once it continues us (`fg`, `bg`), the command gets the
     /// terminal again if ours is the foreground group, and SIGCONT.
     private func relayJobStop(_ signal: Int32, terminal: ControllingTerminal) {
-        let hadTerminal = terminal.foregroundGroup == pid
-        state.withLock { _ in terminal.takeBack(from: pid) }
-        // Touching a terminal it never had, while we are in the foreground (the command started
-        // before it got the terminal): nothing for the shell to see.
-        let lackedTerminal = (signal == SIGTTIN || signal == SIGTTOU) && !hadTerminal && terminal.isOurs
-        if !lackedTerminal { JobControl.stopOwnGroup(with: JobControl.relayedStop(for: signal)) }
+        let foreground = terminal.foregroundGroup
+        // Touching the terminal before it was lent (or while ours is in the foreground): the
+        // terminal is ours to lend, and there is nothing for the shell to see.
+        let onlyEarly = (signal == SIGTTIN || signal == SIGTTOU) && (foreground == pid || foreground == getpgrp())
+        if !onlyEarly {
+            state.withLock { _ in terminal.takeBack(from: pid) }
+            JobControl.stopOwnGroup(with: JobControl.relayedStop(for: signal))
+        }
+        // Continued (`fg`, `bg`), or the stop was discarded.
         state.withLock { state in
             guard state.termination == nil, !state.isSuspended else { return }
             terminal.lend(to: pid)

@@ -9,6 +9,26 @@ enum ProcessSpawn {
     /// new group becomes the terminal's foreground group before the command runs.
     static func spawn(_ arguments: [String], inheritedSignals: Set<Int32>, terminal: ControllingTerminal?) throws(CommandSpawnError) -> pid_t {
         guard let program = arguments.first else { throw CommandSpawnError(command: "", errno: EINVAL) }
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let lendsInChild = terminal.map { $0.isOurs && TerminalSpawnAction.addForeground != nil } ?? false
+        var result = attempt(program, &argv, inheritedSignals: inheritedSignals, foregroundIn: lendsInChild ? terminal : nil)
+        if case .failure = result, lendsInChild {
+            // The terminal step failed in the child (the terminal changed hands meanwhile):
+            // start it without, as below.
+            result = attempt(program, &argv, inheritedSignals: inheritedSignals, foregroundIn: nil)
+        }
+        let pid = try result.get()
+        // Lent from here, the command may touch the terminal first and stop on SIGTTIN; the
+        // group's watcher then continues it (`ProcessGroup.relayJobStop`).
+        if let terminal, !lendsInChild { terminal.lend(to: pid) }
+        return pid
+    }
+
+    /// One `posix_spawnp`; with `terminal`, the child makes its group the foreground one.
+    private static func attempt(
+        _ program: String, _ argv: inout [UnsafeMutablePointer<CChar>?], inheritedSignals: Set<Int32>, foregroundIn terminal: ControllingTerminal?
+    ) -> Result<pid_t, CommandSpawnError> {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -21,24 +41,15 @@ enum ProcessSpawn {
         sigfillset(&defaults)
         for signal in inheritedSignals { sigdelset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        var childTakesTerminal = false
-        if let terminal, terminal.isOurs, let addForeground = TerminalSpawnAction.addForeground {
-            childTakesTerminal = addForeground(&actions, terminal.descriptor) == 0
+        if let terminal, let addForeground = TerminalSpawnAction.addForeground {
+            _ = addForeground(&actions, terminal.descriptor)
         }
-
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
         var pid = pid_t()
         let result = posix_spawnp(&pid, program, &actions, &attributes, &argv, environ)
-        guard result == 0 else { throw CommandSpawnError(command: program, errno: result) }
-        // Without the spawn action the command may touch the terminal before it is its own
-        // and stop on SIGTTIN; the group's watcher lends it the terminal and continues it.
-        if let terminal, !childTakesTerminal { terminal.lend(to: pid) }
-        return pid
+        return result == 0 ? .success(pid) : .failure(CommandSpawnError(command: program, errno: result))
     }
 }
 
