@@ -129,7 +129,7 @@ struct DownloadAttempt: Sendable {
         let url = download.url
         let headers = response.headers
         let summary = ResponseSummary(
-            status: Int(response.status.code), contentLength: headers.first(name: "content-length").flatMap(ContentLengthValue.parse),
+            status: Int(response.status.code), contentLength: headers.first(name: "content-length").flatMap(ContentLength.parse),
             contentRange: headers.first(name: "content-range"), etag: headers.first(name: "etag"),
             lastModified: headers.first(name: "last-modified"), retryAfter: headers.first(name: "retry-after")
         )

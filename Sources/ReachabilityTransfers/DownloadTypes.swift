@@ -24,12 +24,12 @@ public struct DownloadRequest: Sendable, Hashable {
     /// attempt fails as timed out.
     public var readTimeout: Duration
     /// Extra request headers (`-H`). `Range` and `If-Range` are the downloader's own.
-    public var headers: [RequestHeader]
+    public var headers: [HTTPHeaderField]
 
     public init(
         url: String, destination: String, expectedSHA256: String? = nil, caFile: String? = nil,
         maxAttempts: Int = 5, maxRetryTime: Duration = .seconds(600), readTimeout: Duration = .seconds(30),
-        headers: [RequestHeader] = []
+        headers: [HTTPHeaderField] = []
     ) {
         self.url = url
         self.destination = destination
@@ -39,17 +39,6 @@ public struct DownloadRequest: Sendable, Hashable {
         self.maxRetryTime = maxRetryTime
         self.readTimeout = readTimeout
         self.headers = headers
-    }
-}
-
-/// An extra request header.
-public struct RequestHeader: Sendable, Hashable {
-    public var name: String
-    public var value: String
-
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
     }
 }
 

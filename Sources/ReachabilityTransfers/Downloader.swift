@@ -105,7 +105,7 @@ public final class Downloader: Sendable {
     /// Asks the server about `url` without downloading it: `HEAD`, or — when `HEAD` is refused
     /// (`405`, `501`) — `GET` with `Range: bytes=0-0`.
     public func probe(
-        _ url: String, timeout: Duration = .seconds(30), caFile: String? = nil, headers: [RequestHeader] = []
+        _ url: String, timeout: Duration = .seconds(30), caFile: String? = nil, headers: [HTTPHeaderField] = []
     ) async throws(TransferError) -> RemoteResource {
         guard let target = TransferURL(url) else { throw TransferError(.invalidURL, url: Self.shown(url)) }
         let tls = try HTTPClients.tlsConfiguration(caFile: caFile, url: target)
@@ -156,7 +156,7 @@ public final class Downloader: Sendable {
 extension RemoteResource {
     init(url: String, headers: HTTPHeaders, rangeTotal: Int64?) {
         self.init(
-            url: url, size: rangeTotal ?? headers.first(name: "content-length").flatMap(ContentLengthValue.parse),
+            url: url, size: rangeTotal ?? headers.first(name: "content-length").flatMap(ContentLength.parse),
             etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified"),
             acceptsRanges: headers[canonicalForm: "accept-ranges"].contains { $0.lowercased() == "bytes" }
         )
@@ -174,7 +174,7 @@ extension ErrorClassifier.Verdict {
 
 /// Requests as every transfer sends them.
 enum RequestBuilder {
-    static func request(_ url: TransferURL, headers: [RequestHeader], tls: TLSConfiguration?) -> HTTPClientRequest {
+    static func request(_ url: TransferURL, headers: [HTTPHeaderField], tls: TLSConfiguration?) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: url.requestURL)
         request.headers.add(name: "Accept-Encoding", value: "identity")
         request.headers.add(name: "User-Agent", value: "reach-transfers/1")
@@ -187,11 +187,3 @@ enum RequestBuilder {
     }
 }
 
-/// `Content-Length` parsing that never traps: digits only, within `Int64`.
-enum ContentLengthValue {
-    static func parse(_ text: String) -> Int64? {
-        let trimmed = text.trimmingWhitespace()
-        guard !trimmed.isEmpty, trimmed.utf8.count <= 19, trimmed.allSatisfy(\.isASCIIDigit) else { return nil }
-        return Int64(trimmed)
-    }
-}

@@ -10,7 +10,7 @@ extension Downloader {
     ///
     /// - Returns: the bytes written.
     public func stream(
-        _ url: String, headers: [RequestHeader] = [], caFile: String? = nil, readTimeout: Duration = .seconds(30),
+        _ url: String, headers: [HTTPHeaderField] = [], caFile: String? = nil, readTimeout: Duration = .seconds(30),
         maxAttempts: Int = 5, to write: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void
     ) async throws(TransferError) -> Int64 {
         guard let target = TransferURL(url) else { throw TransferError(.invalidURL, url: Self.shown(url)) }

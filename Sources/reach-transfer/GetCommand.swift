@@ -91,20 +91,15 @@ struct GetCommand: AsyncParsableCommand {
     }
 
     /// `-H` values as request headers; the downloader's own are refused.
-    private func requestHeaders() throws -> [RequestHeader] {
+    private func requestHeaders() throws -> [HTTPHeaderField] {
         try header.map { text in
-            guard let colon = text.firstIndex(of: ":") else { throw ValidationError("-H: expected 'Name: value', not '\(text)'") }
-            let name = String(text[..<colon])
-            let value = String(String(text[text.index(after: colon)...]).trimmingBlanks())
-            let token = "!#$%&'*+-.^_`|~"
-            guard !name.isEmpty, name.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || token.contains($0) }) else {
-                throw ValidationError("-H: not a header name: '\(name)'")
+            guard let field = HTTPHeaderField.parse(text) else {
+                throw ValidationError("-H: expected 'Name: value' (a token name, no control characters in the value), not '\(text)'")
             }
-            guard !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else { throw ValidationError("-H \(name): the value has a line break") }
-            guard !["range", "if-range", "content-length", "transfer-encoding", "host"].contains(name.lowercased()) else {
-                throw ValidationError("-H \(name): set by reach itself")
+            guard !["range", "if-range", "content-length", "transfer-encoding", "host"].contains(field.name.lowercased()) else {
+                throw ValidationError("-H \(field.name): set by reach itself")
             }
-            return RequestHeader(name: name, value: value)
+            return field
         }
     }
 
