@@ -42,7 +42,11 @@ enum ErrorClassifier {
             if timeouts.contains(error) { return .transient(make(.timedOut)) }
             return .transient(make(.io))
         }
-        if error is HTTPParserError { return .fatal(make(.protocolError)) }
+        if let error = error as? HTTPParserError {
+            // A connection closed mid-body is a network failure, not a malformed answer.
+            if case .invalidEOFState = error { return .transient(make(.io)) }
+            return .fatal(make(.protocolError))
+        }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
             return .fatal(TransferError(.tlsFailure, url: url.redacted, detail: tlsReason(error)))
         }
