@@ -156,7 +156,10 @@ struct ReachGetTests {
         _ = try await get.waitForLine(bound: .seconds(60)) { $0.contains("\"event\":\"done\"") }
         #expect(get.waitForExit() == 0)
         #expect(try TestNamespace.execute(["sha256sum", destination]).hasPrefix(sha))
-        #expect(try server.bytesSent() == size)
+        // Nothing past the limit was kept; what the server had already put on the wire when the
+        // job stopped (socket buffers, at most a few hundred KiB here) was sent again.
+        let sent = try server.bytesSent()
+        #expect(sent >= size && sent <= size + 512 << 10, "server sent \(sent) bytes for \(size)")
     }
 
     @Test func aLoopbackServerNeedsNoDefaultRoute() async throws {
