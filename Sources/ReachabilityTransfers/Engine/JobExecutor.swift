@@ -32,6 +32,16 @@ final class JobRunner: Sendable {
         var movedOnExpensive: Int64 = 0
         var receivedThisRun: Int64 = 0
         var progress = JobProgress()
+
+        /// Takes the run's running total of bytes moved, counts the new ones against the limits
+        /// of `network`, and returns how many were new.
+        mutating func count(movedThisRun total: Int64, on network: TransferNetwork) -> Int64 {
+            let moved = max(0, total - receivedThisRun)
+            receivedThisRun = max(receivedThisRun, total)
+            if network.status == .cellular && !network.isLocal { movedOnCellular += moved }
+            if network.isExpensive && !network.isLocal { movedOnExpensive += moved }
+            return moved
+        }
     }
 
     private let engine: TransferEngine
@@ -113,10 +123,7 @@ final class JobRunner: Sendable {
     /// Counts a download's progress: bytes moved on the run's network, what remains.
     private func account(_ progress: DownloadProgress, on network: TransferNetwork) {
         let job = counters.withLock { counters -> JobProgress in
-            let moved = max(0, progress.bytesReceivedThisRun - counters.receivedThisRun)
-            counters.receivedThisRun = max(counters.receivedThisRun, progress.bytesReceivedThisRun)
-            if network.status == .cellular && !network.isLocal { counters.movedOnCellular += moved }
-            if network.isExpensive && !network.isLocal { counters.movedOnExpensive += moved }
+            let moved = counters.count(movedThisRun: progress.bytesReceivedThisRun, on: network)
             if let total = progress.totalBytes { counters.remaining = max(0, total - progress.bytesOnDisk) }
             counters.progress.completedBytes = progress.bytesOnDisk
             counters.progress.totalBytes = progress.totalBytes
@@ -134,10 +141,7 @@ final class JobRunner: Sendable {
     /// Counts a body's own report.
     private func account(_ progress: JobProgress, on network: TransferNetwork) {
         let job = counters.withLock { counters -> JobProgress in
-            let moved = max(0, progress.transferredBytes - counters.receivedThisRun)
-            counters.receivedThisRun = max(counters.receivedThisRun, progress.transferredBytes)
-            if network.status == .cellular && !network.isLocal { counters.movedOnCellular += moved }
-            if network.isExpensive && !network.isLocal { counters.movedOnExpensive += moved }
+            let moved = counters.count(movedThisRun: progress.transferredBytes, on: network)
             counters.remaining = progress.remainingBytes
             counters.progress.completedBytes = progress.completedBytes
             counters.progress.totalBytes = progress.totalBytes

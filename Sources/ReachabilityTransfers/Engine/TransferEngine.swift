@@ -119,15 +119,7 @@ public final class TransferEngine: Sendable {
     /// False for an unknown or finished job.
     @discardableResult
     public func pause(_ id: JobID) async -> Bool {
-        guard let task = records.withLock({ records -> Task<Void, Never>?? in
-            guard var record = records[id], !record.event.state.isFinal else { return nil }
-            let task = record.task
-            record.task = nil
-            records[id] = record
-            return .some(task)
-        }) else { return false }
-        task?.cancel()
-        await task?.value
+        guard await stopRunner(id) else { return false }
         update(id, state: .paused(.byUser))
         return true
     }
@@ -148,17 +140,22 @@ public final class TransferEngine: Sendable {
     /// Stops the job for good and removes what it left (a download's partial file).
     @discardableResult
     public func cancel(_ id: JobID) async -> Bool {
+        guard await stopRunner(id) else { return false }
+        records.withLock { $0[id]?.runner.download }?.discardPartial()
+        finish(id, state: .cancelled)
+        return true
+    }
+
+    /// Cancels the job's runner, if it has one, and waits for it to end; false for an unknown
+    /// or finished job.
+    private func stopRunner(_ id: JobID) async -> Bool {
         guard let task = records.withLock({ records -> Task<Void, Never>?? in
             guard var record = records[id], !record.event.state.isFinal else { return nil }
-            let task = record.task
-            record.task = nil
-            records[id] = record
-            return .some(task)
+            defer { record.task = nil; records[id] = record }
+            return .some(record.task)
         }) else { return false }
         task?.cancel()
         await task?.value
-        records.withLock { $0[id]?.runner.download }?.discardPartial()
-        finish(id, state: .cancelled)
         return true
     }
 
