@@ -169,6 +169,9 @@ if Context.environment["REACH_FUZZ"] == "1" {
         ("FuzzGlob", ["ReachabilityCore"]),
         ("FuzzDHCPLease", ["ReachabilityCore"]),
         ("FuzzRouteMessage", ["ReachabilityLinux", "CNetlink"]),
+        ("FuzzHTTPHeader", ["ReachabilityCore"]),
+        ("FuzzContentRange", ["ReachabilityCore"]),
+        ("FuzzByteCount", ["ReachabilityCore"]),
     ]
     for (name, dependencies) in fuzzTargets {
         package.targets.append(.executableTarget(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReachabilityCore
 import ReachabilityLinux
 
 /// Range checks for numeric options: every number a user types is checked here before it
@@ -50,6 +51,21 @@ package enum OptionChecks {
         guard !port.isEmpty else { return }
         guard port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber), let number = Int(port), (1...65535).contains(number) else {
             throw ValidationError("not a valid port in '\(url)': '\(port)' (1 to 65535)")
+        }
+    }
+
+    /// `-H` values as request headers: `Name: value`, a token name, no control character in
+    /// the value (which could split the request); names in `reserved` (lowercase) are set by
+    /// reach itself and refused.
+    package static func headers(_ texts: [String], reserved: Set<String>) throws -> [HTTPHeaderField] {
+        try texts.map { text in
+            guard let field = HTTPHeaderField.parse(text) else {
+                throw ValidationError("-H: expected 'Name: value' (a token name, no control characters in the value), not '\(text)'")
+            }
+            guard !reserved.contains(field.name.lowercased()) else {
+                throw ValidationError("-H \(field.name): set by reach itself")
+            }
+            return field
         }
     }
 }

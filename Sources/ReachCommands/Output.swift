@@ -18,6 +18,12 @@ package func printLine(_ text: String) {
     }
 }
 
+/// Writes bytes to stdout (`reach get -o -`); throws when they cannot be written, so the
+/// transfer stops instead of downloading into nowhere.
+package func writeStandardOutput(_ bytes: some Sequence<UInt8>) throws {
+    try FileDescriptor.standardOutput.writeAll(bytes)
+}
+
 /// Writes a line to stderr; a failure to report is not reported.
 package func printError(_ text: String) {
     _ = try? FileDescriptor.standardError.writeAll((text + "\n").utf8)

@@ -26,7 +26,10 @@ public final class NetworkMonitor: Sendable {
     private let defaultDebounce: Duration
     private let runDebounced: PathSubscriber.DebounceRunner
     private let lifecycle = Mutex(MonitorLifecycle<PathSubscriber, any NetworkStateSubscription>())
-    private let subscriberIDs = Atomic<UInt64>(0)
+    let subscriberIDs = Atomic<UInt64>(0)
+    /// Told about every snapshot the source delivers (route and rule changes included, which
+    /// may leave the default path unchanged); see ``networks(to:)``.
+    let snapshotObservers = Mutex<[UInt64: AsyncStream<Void>.Continuation]>([:])
 
     /// A monitor of the kernel's network state.
     public convenience init(configuration: MonitorConfiguration = MonitorConfiguration()) {
@@ -75,6 +78,11 @@ public final class NetworkMonitor: Sendable {
         } catch {
             throw HostResolutionError(host: host, reason: error.reason)
         }
+        return try routes(toAddresses: destinations)
+    }
+
+    /// ``routes(to:)`` for addresses already resolved.
+    func routes(toAddresses destinations: [String]) throws -> [DestinationRoute] {
         let snapshot = try source.snapshot(towards: destinations)
         return evaluator.routes(for: snapshot.lookups, marked: snapshot.markedLookups, in: snapshot)
     }
@@ -126,6 +134,7 @@ public final class NetworkMonitor: Sendable {
                 let subscription = try source.start { [weak self] snapshot in
                     let path = cache.value.withLock { evaluator.evaluate(snapshot, cache: &$0) }
                     self?.publish(path, run: run)
+                    self?.snapshotObservers.withLock { observers in for observer in observers.values { observer.yield() } }
                 }
                 guard let self else { return subscription.cancel() }
                 self.lifecycle.withLock { $0.started(run: run, subscription) }?.cancel()

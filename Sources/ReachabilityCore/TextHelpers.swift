@@ -24,3 +24,35 @@ package enum ASCIIHex {
         }
     }
 }
+
+extension Character {
+    /// Whether this is one of the ASCII digits `0`–`9`. Not `("0"..."9").contains(self)`: a
+    /// digit followed by a combining mark (`5\u{301}`) sorts inside that range.
+    package var isASCIIDigit: Bool {
+        guard let ascii = asciiValue else { return false }
+        return ascii >= UInt8(ascii: "0") && ascii <= UInt8(ascii: "9")
+    }
+}
+
+/// Unsigned decimal numbers as HTTP writes them (`1*DIGIT`): ASCII digits only, no sign, no
+/// blanks; nil when empty, when anything else appears, or when the value passes `Int64.max`.
+/// `Int64(_:)` would accept a leading `+`.
+package enum DecimalDigits {
+    package static func int64<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int64? {
+        guard !bytes.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// ``int64(_:)`` of a text's UTF-8.
+    package static func int64<Text: StringProtocol>(_ text: Text) -> Int64? {
+        int64(text.utf8)
+    }
+}

@@ -26,7 +26,13 @@ public struct TransferGateState: Sendable, Hashable {
 
     /// The action for `path` at time `now` (any monotonic origin).
     public mutating func update(path: NetworkPath, now: Duration) -> Action {
-        switch policy.decide(path, for: transfer) {
+        update(network: TransferNetwork(path: path), now: now)
+    }
+
+    /// The action for the network the transfer's traffic takes at time `now`. Called again
+    /// after ``transfer`` changed (bytes moved, the size learned) to re-judge it.
+    public mutating func update(network: TransferNetwork, now: Duration) -> Action {
+        switch policy.decide(network, for: transfer) {
         case .wait(let reason):
             allowedSince = nil
             hasPaused = true

@@ -10,11 +10,21 @@ public struct Transfer: Sendable, Hashable {
     /// The bytes still to move, if known (drives the size limits).
     public var expectedBytes: Int64?
     public var priority: Priority
+    /// Bytes this transfer already moved over cellular paths: the cellular size limit is a
+    /// budget for the whole transfer, so pauses and resumes cannot add up past it.
+    public var movedOnCellular: Int64
+    /// Bytes this transfer already moved over expensive (metered) paths.
+    public var movedOnExpensive: Int64
 
-    public init(direction: Direction = .download, expectedBytes: Int64? = nil, priority: Priority = .normal) {
+    public init(
+        direction: Direction = .download, expectedBytes: Int64? = nil, priority: Priority = .normal, movedOnCellular: Int64 = 0,
+        movedOnExpensive: Int64 = 0
+    ) {
         self.direction = direction
         self.expectedBytes = expectedBytes
         self.priority = priority
+        self.movedOnCellular = movedOnCellular
+        self.movedOnExpensive = movedOnExpensive
     }
 }
 
@@ -105,16 +115,45 @@ public struct TransferPolicy: Sendable, Hashable {
     public static let wifiOnly = TransferPolicy(allowedStatuses: [.wifi])
     public static let wiredOnly = TransferPolicy(allowedStatuses: [.wired])
 
+    /// The decision for the default path.
     public func decide(_ path: NetworkPath, for transfer: Transfer = Transfer()) -> TransferDecision {
-        guard path.isReachable else { return .wait(.noNetwork) }
-        if path.status == .cellular && !allowsCellular { return .wait(.cellularNotAllowed) }
-        if path.isExpensive && !allowsExpensive { return .wait(.expensiveNotAllowed) }
-        guard allowedStatuses.contains(path.status) else { return .wait(.typeNotAllowed(path.status)) }
-        if transfer.priority != .userInitiated, let size = transfer.expectedBytes {
-            if path.status == .cellular, let limit = cellularSizeLimit, size > limit { return .wait(.overCellularSizeLimit(limit: limit)) }
-            if path.isExpensive, let limit = expensiveSizeLimit, size > limit { return .wait(.overExpensiveSizeLimit(limit: limit)) }
+        decide(TransferNetwork(path: path), for: transfer)
+    }
+
+    /// The decision for the network a transfer's traffic takes. A local destination (an
+    /// address of this host) is always allowed: its traffic never reaches a network.
+    public func decide(_ network: TransferNetwork, for transfer: Transfer = Transfer()) -> TransferDecision {
+        if network.isLocal { return .allow }
+        guard network.isReachable else { return .wait(.noNetwork) }
+        if network.status == .cellular && !allowsCellular { return .wait(.cellularNotAllowed) }
+        if network.isExpensive && !allowsExpensive { return .wait(.expensiveNotAllowed) }
+        guard allowedStatuses.contains(network.status) else { return .wait(.typeNotAllowed(network.status)) }
+        guard transfer.priority != .userInitiated else { return .allow }
+        // Each limit is a budget: what is left of it must cover the bytes still to move (when
+        // known), and an exhausted budget stops a transfer of unknown size too.
+        func fits(limit: Int64, moved: Int64) -> Bool {
+            let left = limit - max(0, moved)
+            return left > 0 && (transfer.expectedBytes.map { $0 <= left } ?? true)
+        }
+        if network.status == .cellular, let limit = cellularSizeLimit, !fits(limit: limit, moved: transfer.movedOnCellular) {
+            return .wait(.overCellularSizeLimit(limit: limit))
+        }
+        if network.isExpensive, let limit = expensiveSizeLimit, !fits(limit: limit, moved: transfer.movedOnExpensive) {
+            return .wait(.overExpensiveSizeLimit(limit: limit))
         }
         return .allow
+    }
+
+    /// How many bytes a transfer may still move on `network` before a size limit is passed,
+    /// given the bytes it already moved on such networks: nil when no limit applies. A transfer whose size
+    /// is unknown (or understated by the server) stops at this budget, so `--max-cellular 50MB`
+    /// never moves more than 50 MB on cellular whatever the server says or hides.
+    public func byteBudget(on network: TransferNetwork, for transfer: Transfer) -> Int64? {
+        guard transfer.priority != .userInitiated, !network.isLocal else { return nil }
+        var budgets: [Int64] = []
+        if network.status == .cellular, let limit = cellularSizeLimit { budgets.append(limit - max(0, transfer.movedOnCellular)) }
+        if network.isExpensive, let limit = expensiveSizeLimit { budgets.append(limit - max(0, transfer.movedOnExpensive)) }
+        return budgets.min().map { max(0, $0) }
     }
 }
 
@@ -131,25 +170,40 @@ public enum ByteCount {
     }
 
     public static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        return "\(Double(milliseconds) / 1000) s"
+        let (milliseconds, overflow) = duration.components.seconds.multipliedReportingOverflow(by: 1000)
+        // Past about 292 million years the milliseconds do not fit; whole seconds still do.
+        guard !overflow else { return "\(duration.components.seconds) s" }
+        return "\(Double(milliseconds + duration.components.attoseconds / 1_000_000_000_000_000) / 1000) s"
     }
 
     /// Parses `50MB`, `50M`, `1.5GiB`, `700k`, `1024` (bytes). Decimal units are powers of
     /// 1000, binary ones (`KiB`, `MiB`, `GiB`) and bare letters powers of 1024.
+    ///
+    /// The number is ASCII digits with at most one `.`; signs, exponents, `inf` and `nan` are
+    /// refused, and so is a size above `Int64.max`: nil, never a trap. Whole bytes are exact
+    /// (no trip through `Double`); only a fraction of a unit is rounded.
     public static func parse(_ text: String) -> Int64? {
         let trimmed = text.trimmingBlanks()
-        let digits = trimmed.prefix { $0.isNumber || $0 == "." }
-        guard !digits.isEmpty, let value = Double(digits), value >= 0 else { return nil }
-        let unit = trimmed.dropFirst(digits.count).trimmingBlanks().lowercased()
-        let multipliers: [String: Double] = [
-            "": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1_048_576, "mb": 1_000_000, "mib": 1_048_576,
-            "g": 1_073_741_824, "gb": 1_000_000_000, "gib": 1_073_741_824, "t": 1_099_511_627_776, "tb": 1_000_000_000_000,
-            "tib": 1_099_511_627_776,
-        ]
+        let number = trimmed.prefix { $0.isASCIIDigit || $0 == "." }
+        let unit = trimmed.dropFirst(number.count).trimmingBlanks().lowercased()
         guard let multiplier = multipliers[unit] else { return nil }
-        let bytes = value * multiplier
-        guard bytes < 9.2e18 else { return nil }
-        return Int64(bytes.rounded())
+        let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let wholeText = parts[0]
+        let fractionText = parts.count > 1 ? parts[1] : ""
+        // One dot at most, and a digit somewhere: `.5` and `5.` are sizes, `.` and `..5` not.
+        guard !(wholeText.isEmpty && fractionText.isEmpty), !fractionText.contains(".") else { return nil }
+        guard let whole = wholeText.isEmpty ? 0 : DecimalDigits.int64(wholeText) else { return nil }
+        let (wholeBytes, overflow) = whole.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { return nil }
+        guard !fractionText.isEmpty else { return wholeBytes }
+        // In [0, multiplier] (at most 2^40), so the conversion back cannot trap.
+        guard let fraction = Double("0." + fractionText) else { return nil }
+        let (bytes, sumOverflow) = wholeBytes.addingReportingOverflow(Int64((fraction * Double(multiplier)).rounded()))
+        return sumOverflow ? nil : bytes
     }
+
+    private static let multipliers: [String: Int64] = [
+        "": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1_000_000, "mib": 1 << 20,
+        "g": 1 << 30, "gb": 1_000_000_000, "gib": 1 << 30, "t": 1 << 40, "tb": 1_000_000_000_000, "tib": 1 << 40,
+    ]
 }

@@ -112,6 +112,10 @@ private final class WatchSession {
     private let queries: RouteQueries
     private let table: LinkTable
     private var routesNeedDump = false
+    /// A route that is not a default route changed: the default path stays, but a route to one
+    /// destination (what `NetworkMonitor.networks(to:)` follows) may not, so a snapshot is
+    /// published (without a dump; storms are spaced like any other).
+    private var otherRoutesChanged = false
     private var rulesNeedDump = true
 
     init(
@@ -193,7 +197,7 @@ private final class WatchSession {
 
     private func routeEvent(_ header: UnsafeMutablePointer<nlmsghdr>) {
         if let route = RouteMessage(header) {
-            if route.isDefault && !route.isClone { routesNeedDump = true }
+            if route.isDefault && !route.isClone { routesNeedDump = true } else if !route.isClone { otherRoutesChanged = true }
         } else {
             rulesNeedDump = true  // a policy rule changed: its marks and the lookups may differ
         }
@@ -245,7 +249,8 @@ private final class WatchSession {
                 if overflowed { resync() }
                 let changes = table.takeChanges()
                 pendingDump = pendingDump || routesNeedDump || rulesNeedDump || changes.routes
-                pending = pending || changes.changed || pendingDump
+                pending = pending || changes.changed || pendingDump || otherRoutesChanged
+                otherRoutesChanged = false
                 statistics.value.withLock { $0.batches += 1 }
                 let purged = purgeDeletedFamilyObjects()
                 // After many links went away (or a resync rebuilt everything), give the freed

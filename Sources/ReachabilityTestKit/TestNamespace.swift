@@ -25,6 +25,27 @@ public final class TestNamespace: Sendable {
         try run(["ip"] + arguments)
     }
 
+    /// Moves the link `name` from this namespace into `other` (`ip link set … netns` takes a
+    /// PID: a `sleep` entered into `other` serves, and is gone when this returns).
+    public func moveLink(_ name: String, to other: TestNamespace) throws {
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
+        holder.arguments = ["--net=\(other.namespace.path)", "sleep", "30"]
+        try holder.run()
+        defer {
+            holder.terminate()
+            holder.waitUntilExit()
+        }
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: other.namespace.path)) ?? ""
+        // nsenter enters the namespace before it execs sleep: wait until it has.
+        for _ in 0..<500 {
+            let current = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(holder.processIdentifier)/ns/net")
+            if current == target { break }
+            usleep(2_000)
+        }
+        try ip("link", "set", name, "netns", String(holder.processIdentifier))
+    }
+
     /// Runs `ip -batch -` inside the namespace with the given commands, one per line.
     public func ipBatch(_ commands: [String]) throws {
         try run(["ip", "-force", "-batch", "-"], input: commands.joined(separator: "\n") + "\n")

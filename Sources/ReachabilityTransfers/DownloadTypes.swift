@@ -1,33 +1,44 @@
 /// One file to download.
 ///
-/// The download writes `destination + ".part"` and a sidecar `destination + ".part.json"`,
-/// then renames the partial file to `destination` once it is complete (and verified).
+/// The download writes `NAME.part` and a sidecar `NAME.part.json` next to the destination
+/// (both mode 0600, never through a symlink), then renames the partial file to `destination`
+/// once it is complete (and verified).
 public struct DownloadRequest: Sendable, Hashable {
-    /// An `http` or `https` URL.
+    /// An `http` or `https` URL. Userinfo in it is sent as Basic authorization and never shown
+    /// or stored.
     public var url: String
-    /// The path of the finished file. Its directory must exist and be writable.
+    /// The path of the finished file. Its directory must exist and be writable; an existing
+    /// file there must be a regular file (it is replaced, keeping its mode).
     public var destination: String
     /// The expected SHA-256 of the whole file, as hex (either case); nil skips verification.
     public var expectedSHA256: String?
     /// A PEM file with a CA certificate trusted in addition to the system roots (for `https`).
     public var caFile: String?
-    /// How many consecutive attempts may fail without making progress before the download
-    /// gives up (an attempt that wrote bytes resets the count).
+    /// How many consecutive attempts may fail without bringing new bytes before the download
+    /// gives up. Bytes fetched again (a server ignoring `Range`) are not new.
     public var maxAttempts: Int
+    /// The longest time, over the whole download, spent waiting between failed attempts
+    /// before it gives up.
+    public var maxRetryTime: Duration
     /// The longest time without receiving anything (response head or body bytes) before the
     /// attempt fails as timed out.
     public var readTimeout: Duration
+    /// Extra request headers (`-H`). `Range` and `If-Range` are the downloader's own.
+    public var headers: [HTTPHeaderField]
 
     public init(
         url: String, destination: String, expectedSHA256: String? = nil, caFile: String? = nil,
-        maxAttempts: Int = 5, readTimeout: Duration = .seconds(30)
+        maxAttempts: Int = 5, maxRetryTime: Duration = .seconds(600), readTimeout: Duration = .seconds(30),
+        headers: [HTTPHeaderField] = []
     ) {
         self.url = url
         self.destination = destination
         self.expectedSHA256 = expectedSHA256
         self.caFile = caFile
         self.maxAttempts = maxAttempts
+        self.maxRetryTime = maxRetryTime
         self.readTimeout = readTimeout
+        self.headers = headers
     }
 }
 
@@ -47,11 +58,14 @@ public struct DownloadProgress: Sendable, Hashable {
     public var attempt: Int
     /// Set when the downloader is about to wait this long before its next attempt.
     public var retryingAfter: Duration?
+    /// Why it retries, with ``retryingAfter``.
+    public var retryCause: TransferError?
 
     public init(
         bytesOnDisk: Int64, totalBytes: Int64?, bytesReceivedThisRun: Int64, bytesRefetched: Int64, attempt: Int,
-        retryingAfter: Duration? = nil
+        retryingAfter: Duration? = nil, retryCause: TransferError? = nil
     ) {
+        self.retryCause = retryCause
         self.bytesOnDisk = bytesOnDisk
         self.totalBytes = totalBytes
         self.bytesReceivedThisRun = bytesReceivedThisRun
@@ -138,7 +152,7 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Code: Hashable {
             case invalidURL, unreachable, httpStatus(Int), notWritable, diskFull, checksumMismatch, resourceChanged
-            case tlsFailure, timedOut, cancelled, io
+            case tlsFailure, timedOut, cancelled, io, byteLimitReached, protocolError, proxyFailure
         }
 
         private let code: Code
@@ -163,8 +177,16 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let timedOut = Kind(code: .timedOut)
         /// The calling task was cancelled; the partial file and metadata are consistent.
         public static let cancelled = Kind(code: .cancelled)
-        /// Another I/O or protocol failure (connection reset after the retries, a file error).
+        /// Another I/O failure (connection reset after the retries, a file error).
         public static let io = Kind(code: .io)
+        /// The run moved the bytes it was allowed on this network (a size limit's budget); the
+        /// partial file is consistent and the transfer resumes where it stopped.
+        public static let byteLimitReached = Kind(code: .byteLimitReached)
+        /// The server's answer broke HTTP (malformed headers, a redirect loop, too many
+        /// redirects): retrying would get the same answer, so it is not retried.
+        public static let protocolError = Kind(code: .protocolError)
+        /// The proxy refused the connection or asked for credentials.
+        public static let proxyFailure = Kind(code: .proxyFailure)
 
         /// The HTTP status, for ``httpStatus(_:)``.
         public var httpStatus: Int? {
@@ -185,6 +207,9 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             case .timedOut: "timedOut"
             case .cancelled: "cancelled"
             case .io: "io"
+            case .byteLimitReached: "byteLimitReached"
+            case .protocolError: "protocolError"
+            case .proxyFailure: "proxyFailure"
             }
         }
 
@@ -201,6 +226,9 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             case .timedOut: "timed out receiving \(url)"
             case .cancelled: "download of \(url) cancelled (partial file kept)"
             case .io: "I/O error with \(url)" + (path.map { " (\($0))" } ?? "")
+            case .byteLimitReached: "stopped \(url) at the byte limit for this network (partial file kept)"
+            case .protocolError: "\(url) broke HTTP"
+            case .proxyFailure: "the proxy failed for \(url)"
             }
         }
     }

@@ -12,148 +12,6 @@ import Musl
 import Darwin
 #endif
 
-/// A failed system call on a local file.
-struct FileError: Error, Sendable {
-    var code: Int32
-    var operation: String
-    var path: String
-
-    init(_ operation: String, path: String, code: Int32 = errno) {
-        self.code = code
-        self.operation = operation
-        self.path = path
-    }
-
-    var message: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
-
-    var kind: TransferError.Kind {
-        switch code {
-        case ENOSPC, EDQUOT, EFBIG: .diskFull
-        case EACCES, EPERM, EROFS, ENOTDIR, ENOENT, EISDIR: .notWritable
-        default: .io
-        }
-    }
-
-    func transferError(url: String) -> TransferError {
-        TransferError(kind, url: url, path: path, detail: message)
-    }
-}
-
-/// The paths one download uses.
-struct TransferPaths: Sendable {
-    let destination: String
-    let part: String
-    let metadata: String
-    let directory: String
-
-    init(destination: String) {
-        self.destination = destination
-        part = destination + ".part"
-        metadata = destination + ".part.json"
-        if let slash = destination.lastIndex(of: "/") {
-            let parent = String(destination[..<slash])
-            directory = parent.isEmpty ? "/" : parent
-        } else {
-            directory = "."
-        }
-    }
-}
-
-enum LocalFiles {
-    /// Fails with `notWritable` unless a file can be created next to the destination (checked by
-    /// creating and removing a probe file, which also catches read-only mounts as root).
-    static func checkWritable(_ paths: TransferPaths, url: String) throws(TransferError) {
-        var info = stat()
-        guard stat(paths.directory, &info) == 0 else {
-            throw TransferError(
-                .notWritable, url: url, path: paths.destination,
-                detail: "directory \(paths.directory): \(String(cString: strerror(errno)))"
-            )
-        }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw TransferError(.notWritable, url: url, path: paths.destination, detail: "\(paths.directory) is not a directory")
-        }
-        if stat(paths.destination, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            throw TransferError(.notWritable, url: url, path: paths.destination, detail: "the destination is a directory")
-        }
-        let probe = paths.directory + "/.reach-probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw TransferError(
-                .notWritable, url: url, path: paths.destination,
-                detail: "directory \(paths.directory): \(String(cString: strerror(errno)))"
-            )
-        }
-        close(fd)
-        unlink(probe)
-    }
-
-    /// The length of the file at `path`, nil when it does not exist.
-    static func length(of path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(info.st_size)
-    }
-
-    static func remove(_ path: String) {
-        unlink(path)
-    }
-
-    /// fsyncs a directory so a rename or unlink in it is durable.
-    static func syncDirectory(_ path: String) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
-    }
-
-    static func rename(_ from: String, to: String) throws(FileError) {
-        guard Glibc.rename(from, to) == 0 else { throw FileError("rename to \(to)", path: from) }
-    }
-}
-
-/// The sidecar metadata file, replaced atomically (write a temporary file, fsync, rename).
-enum MetadataFile {
-    static func read(_ path: String) -> PartialDownload? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try? JSONDecoder().decode(PartialDownload.self, from: data)
-    }
-
-    static func write(_ metadata: PartialDownload, to path: String, directory: String) throws(FileError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(metadata) else { throw FileError("encode", path: path, code: EINVAL) }
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileError("open", path: temporary) }
-        var failure: FileError?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = FileError("write", path: temporary)
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(fd) != 0 { failure = FileError("fsync", path: temporary) }
-        close(fd)
-        if let failure {
-            unlink(temporary)
-            throw failure
-        }
-        guard Glibc.rename(temporary, path) == 0 else {
-            let error = FileError("rename", path: temporary)
-            unlink(temporary)
-            throw error
-        }
-        LocalFiles.syncDirectory(directory)
-    }
-}
-
 /// A SHA-256 computed on a serial queue of its own, so hashing overlaps receiving and
 /// writing. Work is applied in submission order; ``digestHex()`` waits for all of it.
 final class PipelinedHasher: Sendable {
@@ -217,11 +75,12 @@ final class PartFile: Sendable {
     private let state: Mutex<Int64>
     private let hasher: PipelinedHasher
 
-    /// Opens (creating if needed) the partial file and hashes what it already holds. Takes an
-    /// exclusive `flock` so two processes never write the same partial file.
-    init(path: String, truncate: Bool) throws(FileError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileError("open", path: path) }
+    /// Opens (creating if needed, mode 0600, never through a symlink) the partial file `name`
+    /// in `directory` and hashes what it already holds. Takes an exclusive `flock` so two
+    /// processes never write the same partial file.
+    init(directory: DirectoryHandle, name: String, truncate: Bool) throws(FileError) {
+        let path = directory.display(name)
+        let fd = try directory.openRegular(name, flags: O_RDWR, create: true)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let error = FileError("lock (another process is downloading into it)", path: path)
             close(fd)
@@ -328,6 +187,13 @@ final class PartFile: Sendable {
         guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
     }()
+
+    /// Gives the file a mode (and, as root, an owner) before it replaces the destination: the
+    /// existing file's, so replacing it keeps them, or the usual `0666 & ~umask` for a new one.
+    func adopt(mode: mode_t, owner: (uid_t, gid_t)?) throws(FileError) {
+        if let owner, geteuid() == 0, fchown(descriptor, owner.0, owner.1) != 0 { throw FileError("chown", path: path) }
+        guard fchmod(descriptor, mode) == 0 else { throw FileError("chmod", path: path) }
+    }
 
     /// Makes the written bytes durable.
     func sync() throws(FileError) {

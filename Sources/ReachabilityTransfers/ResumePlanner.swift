@@ -75,52 +75,6 @@ public struct ResponseSummary: Sendable, Hashable {
     }
 }
 
-/// A `Content-Range` header value: `bytes FIRST-LAST/TOTAL`, `bytes FIRST-LAST/*` or `bytes */TOTAL`.
-public struct ContentRange: Sendable, Hashable {
-    /// The inclusive byte range sent, absent for the unsatisfied form `bytes */TOTAL`.
-    public var range: ClosedRange<Int64>?
-    /// The full size, absent when the server wrote `*`.
-    public var total: Int64?
-
-    public init(range: ClosedRange<Int64>?, total: Int64?) {
-        self.range = range
-        self.total = total
-    }
-
-    /// Parses a header value; nil when it is malformed or not in bytes.
-    public init?(_ header: String) {
-        let text = header.trimmingWhitespace()
-        guard text.lowercased().hasPrefix("bytes"), let slash = text.lastIndex(of: "/") else { return nil }
-        let rangeText = text.dropFirst("bytes".count)[..<slash].trimmingWhitespace()
-        let totalText = text[text.index(after: slash)...].trimmingWhitespace()
-        if totalText == "*" {
-            total = nil
-        } else {
-            guard let value = Int64(totalText), value >= 0 else { return nil }
-            total = value
-        }
-        if rangeText == "*" {
-            guard total != nil else { return nil }
-            range = nil
-            return
-        }
-        let bounds = rangeText.split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first >= 0, last >= first
-        else { return nil }
-        if let total, last >= total { return nil }
-        range = first...last
-    }
-}
-
-/// ETag helpers (RFC 9110 §8.8.3).
-public enum EntityTag {
-    /// Whether `tag` is a strong entity tag: quoted and without the `W/` prefix.
-    public static func isStrong(_ tag: String) -> Bool {
-        let text = tag.trimmingWhitespace()
-        return !text.hasPrefix("W/") && text.count >= 2 && text.hasPrefix("\"") && text.hasSuffix("\"")
-    }
-}
-
 /// Pure resume decisions: given what is on disk and what the server answered, what to do.
 /// No I/O; the ``Downloader`` carries the decisions out.
 public enum ResumePlanner {
@@ -253,14 +207,5 @@ public enum ResumePlanner {
             return validators.lastModified == lastModified
         }
         return false
-    }
-}
-
-extension StringProtocol {
-    func trimmingWhitespace() -> String {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return String(text)
     }
 }

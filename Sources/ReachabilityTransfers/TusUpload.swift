@@ -57,7 +57,7 @@ struct TusRun {
     /// The upload URL of a record that may be continued; an unusable record is removed.
     func usableRecord() -> String? {
         let record = store.flatMap { $0.read(context.key) } ?? context.updateLedger { $0.record }
-        switch ResumeDecision.decide(record: record, file: context.absolutePath, url: target.url, source: context.source.identity) {
+        switch ResumeDecision.decide(record: record, file: context.absolutePath, url: target.storageKey, source: context.source.identity) {
         case .fresh: return nil
         case .resume(let location): return location
         case .discard:
@@ -267,7 +267,7 @@ struct TusRun {
     private func saveRecord() throws(SourceError) {
         guard let location else { return }
         let record = ResumeRecord(
-            file: context.absolutePath, url: target.url, location: location, source: context.source.identity, offset: offset)
+            file: context.absolutePath, url: target.storageKey, location: location, source: context.source.identity, offset: offset)
         context.updateLedger { $0.record = record }
         try store?.write(record, key: context.key)
     }

@@ -45,8 +45,8 @@ struct UploadExchange: Sendable {
 
     let client: HTTPClient
     let readTimeout: Duration
-    /// The URL errors name (credentials redacted) and the file they are about.
-    let shownURL: String
+    /// The URL errors name (redacted) and the file they are about.
+    let url: TransferURL
     let path: String
 
     func send(_ request: HTTPClientRequest, activity: IdleWatch) async -> Result {
@@ -54,7 +54,7 @@ struct UploadExchange: Sendable {
             case finished(Result)
             case watchdog(fired: Bool)
         }
-        let (client, shownURL, path, timeout) = (client, shownURL, path, readTimeout)
+        let (client, url, path, timeout) = (client, url, path, readTimeout)
         activity.touch()
         let (result, timedOut) = await withTaskGroup(of: Child.self) { group in
             group.addTask {
@@ -66,7 +66,7 @@ struct UploadExchange: Sendable {
                     return .finished(.answered(Answer(status: Int(response.status.code), headers: response.headers)))
                 } catch {
                     if Task.isCancelled { return .finished(.cancelled) }
-                    let failure = UploadHTTP.classify(error, url: shownURL, path: path)
+                    let failure = UploadHTTP.classify(error, url: url, path: path)
                     return .finished(failure.error.kind == .cancelled ? .cancelled : .failed(failure))
                 }
             }
@@ -90,7 +90,7 @@ struct UploadExchange: Sendable {
         if Task.isCancelled { return .cancelled }
         guard timedOut else { return result }
         if case .answered = result { return result }
-        let error = TransferError(.timedOut, url: shownURL, detail: "no progress for \(ByteCount.seconds(timeout))")
+        let error = TransferError(.timedOut, url: url.redacted, detail: "no progress for \(ByteCount.seconds(timeout))")
         return .failed(UploadHTTP.Failure(error: error, transient: true))
     }
 }

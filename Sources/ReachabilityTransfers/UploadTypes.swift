@@ -23,10 +23,11 @@ public struct UploadRequest: Sendable, Hashable {
     public var url: String
     /// How the file is sent.
     public var mode: Mode
-    /// Extra request headers, sent with every request. `Content-Length` and
+    /// Extra request headers (``HTTPHeaderField/parse(_:)`` checks what a user typed), sent
+    /// with every request. `Content-Length` and
     /// `Transfer-Encoding` are the uploader's and are dropped; protocol headers (tus, the
     /// multipart `Content-Type`) replace headers of the same name.
-    public var headers: [UploadHeader]
+    public var headers: [HTTPHeaderField]
     /// A PEM file with a CA certificate trusted in addition to the system roots (for `https`).
     public var caFile: String?
     /// How many consecutive attempts may fail without progress before the upload gives up.
@@ -43,7 +44,7 @@ public struct UploadRequest: Sendable, Hashable {
 
     /// An upload of `file` to `url`: tus when the server speaks it, else `PUT` (see ``Mode-swift.enum``).
     public init(
-        file: String, url: String, mode: Mode = .automatic, headers: [UploadHeader] = [], caFile: String? = nil,
+        file: String, url: String, mode: Mode = .automatic, headers: [HTTPHeaderField] = [], caFile: String? = nil,
         maxAttempts: Int = 5, readTimeout: Duration = .seconds(30), stateDirectory: String? = nil
     ) {
         self.file = file
@@ -141,36 +142,4 @@ public struct UploadEstimate: Sendable, Hashable {
     /// Bytes still to send: the size less the offset a tus server last confirmed, according
     /// to a resume record for this file and URL.
     public var remaining: Int64
-}
-
-/// One extra request header, checked when made: the name is an RFC 9110 token, the value has
-/// no CR, LF or NUL (so a header can never smuggle another).
-public struct UploadHeader: Sendable, Hashable, CustomStringConvertible {
-    /// The field name, as given.
-    public let name: String
-    /// The field value, without leading or trailing blanks.
-    public let value: String
-
-    /// Nil when `name` is not a token or `value` holds CR, LF or NUL.
-    public init?(name: String, value: String) {
-        let tchar = Set("!#$%&'*+-.^_`|~".utf8)
-        guard !name.isEmpty, name.utf8.allSatisfy({ $0 < 0x80 && (tchar.contains($0) || Self.isAlphanumeric($0)) })
-        else { return nil }
-        guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else { return nil }
-        self.name = name
-        self.value = String(value.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-
-    /// Parses `Name: value`, as `curl -H` takes it; nil when malformed.
-    public init?(parsing line: String) {
-        guard let colon = line.firstIndex(of: ":") else { return nil }
-        self.init(name: String(line[..<colon]), value: String(line[line.index(after: colon)...]))
-    }
-
-    /// `Name: value`.
-    public var description: String { "\(name): \(value)" }
-
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-    }
 }

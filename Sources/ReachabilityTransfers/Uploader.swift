@@ -31,43 +31,37 @@ import Glibc
 /// how to pause. Failures are retried with backoff (``RetryPolicy``), except `4xx` answers
 /// other than `408` and `429`.
 public final class Uploader: Sendable {
-    private let client: HTTPClient
-    private let ownsClient: Bool
+    let clients: HTTPClients
     /// How waits between attempts are computed.
     public let retryPolicy: RetryPolicy
     /// Per (file, URL), over the calls in this process: what was sent, and tus bookkeeping.
     let ledgers = Mutex<[String: UploadLedger]>([:])
     private let active = Mutex<Set<String>>([])
 
-    /// An uploader with its own `HTTPClient` (call ``shutdown()`` when done with it).
-    public convenience init(retryPolicy: RetryPolicy = RetryPolicy()) {
-        self.init(client: UploadHTTP.makeClient(), ownsClient: true, retryPolicy: retryPolicy)
+    /// An uploader with its own HTTP clients (call ``shutdown()`` when done with it), using
+    /// `proxies` (by default those of the environment).
+    public convenience init(retryPolicy: RetryPolicy = RetryPolicy(), proxies: ProxySettings = .fromEnvironment()) {
+        self.init(clients: HTTPClients(proxies: proxies), retryPolicy: retryPolicy)
     }
 
     /// An uploader using `client`, which the caller keeps and shuts down. Configure it with
     /// `connectionPool.retryConnectionEstablishment = false`: the uploader retries itself.
     public convenience init(client: HTTPClient, retryPolicy: RetryPolicy = RetryPolicy()) {
-        self.init(client: client, ownsClient: false, retryPolicy: retryPolicy)
+        self.init(clients: HTTPClients(client: client), retryPolicy: retryPolicy)
     }
 
-    private init(client: HTTPClient, ownsClient: Bool, retryPolicy: RetryPolicy) {
-        self.client = client
-        self.ownsClient = ownsClient
+    /// An uploader on the clients of a downloader (the engine's: one connection pool).
+    init(clients: HTTPClients, retryPolicy: RetryPolicy) {
+        self.clients = clients
         self.retryPolicy = retryPolicy
     }
 
-    /// Starts shutting the owned `HTTPClient` down and returns at once (usable in `defer`);
-    /// does nothing for a client given to ``init(client:retryPolicy:)``.
-    public func shutdown() {
-        guard ownsClient else { return }
-        client.shutdown(queue: .global()) { _ in }
-    }
+    /// Starts shutting the owned clients down and returns at once (usable in `defer`); does
+    /// nothing for a client given to ``init(client:retryPolicy:)``.
+    public func shutdown() { clients.shutdown() }
 
-    /// Shuts the owned `HTTPClient` down and waits for it (nothing for a client given to
-    /// ``init(client:retryPolicy:)``).
-    public func shutdownGracefully() async throws {
-        if ownsClient { try await client.shutdown() }
-    }
+    /// Shuts the owned clients down and waits for them.
+    public func shutdownGracefully() async throws { try await clients.shutdownGracefully() }
 
     /// Uploads `request.file` to `request.url`. See the type's documentation for tus resumes.
     ///
@@ -101,8 +95,8 @@ public final class Uploader: Sendable {
         guard request.mode == .automatic, let directory = request.stateDirectory else { return UploadEstimate(size: size, remaining: size) }
         let file = UploadSource.absolutePath(request.file)
         let store = ResumeStore(directory: directory)
-        let record = store.read(ResumeStore.key(file: file, url: target.url))
-        guard case .resume = ResumeDecision.decide(record: record, file: file, url: target.url, source: source.identity), let record
+        let record = store.read(ResumeStore.key(file: file, url: target.storageKey))
+        guard case .resume = ResumeDecision.decide(record: record, file: file, url: target.storageKey, source: source.identity), let record
         else { return UploadEstimate(size: size, remaining: size) }
         return UploadEstimate(size: size, remaining: size - min(max(record.offset, 0), size))
     }
@@ -110,12 +104,12 @@ public final class Uploader: Sendable {
     private func prepare(_ request: UploadRequest, progress: @escaping @Sendable (UploadProgress) -> Void) throws(TransferError) -> UploadContext {
         let target = try Self.validTarget(request)
         let source = try Self.openSource(request, target: target)
-        let tls = try UploadHTTP.tlsConfiguration(caFile: request.caFile, url: target.redacted)
+        let tls = try HTTPClients.tlsConfiguration(caFile: request.caFile, url: target.transferURL)
         let file = UploadSource.absolutePath(request.file)
         return UploadContext(
             uploader: self, request: request, target: target, source: source, absolutePath: file,
-            key: ResumeStore.key(file: file, url: target.url),
-            exchange: UploadExchange(client: client, readTimeout: request.readTimeout, shownURL: target.redacted, path: request.file),
+            key: ResumeStore.key(file: file, url: target.storageKey),
+            exchange: UploadExchange(client: try clients.client(for: target.transferURL), readTimeout: request.readTimeout, url: target.transferURL, path: request.file),
             tls: tls, progress: progress
         )
     }

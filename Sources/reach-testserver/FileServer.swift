@@ -254,7 +254,12 @@ final class FileServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             first = 0
             end = size
         }
-        headers.add(name: "Content-Length", value: String(end - first))
+        if items["chunked"] == "1" {
+            // The size hidden from the client (no Content-Length): what a size limit must survive.
+            headers.add(name: "Transfer-Encoding", value: "chunked")
+        } else {
+            headers.add(name: "Content-Length", value: String(end - first))
+        }
         entry.status = Int(status.code)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
 

@@ -14,6 +14,7 @@
 //   etag=VALUE                use VALUE as the ETag (quoted unless it is already, W/ kept)
 //   noetag=1, nolastmodified=1   omit that validator
 //   nohead=1                  refuse HEAD with 405
+//   chunked=1                 no Content-Length: a chunked body (the size hidden)
 // --log FILE appends one JSON object per request: method, path, query, range, ifRange, status,
 // bytes (body bytes sent), start (first body offset), outcome.
 // SIGTERM and SIGINT close the listener and exit 0.

@@ -49,13 +49,25 @@ struct GetCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds the path must allow again before a paused download resumes.", valueName: "SECONDS"))
     var settle: Double = 2
 
-    @Flag(help: "Print JSON lines (progress, pauses, results) instead of a progress display.")
+    @Option(name: .customShort("H"), help: ArgumentHelp("An extra request header, 'Name: value' (repeatable).", valueName: "HEADER"))
+    var header: [String] = []
+
+    @Option(help: ArgumentHelp("Consecutive failed attempts without new bytes before giving up (1-1000).", valueName: "N"))
+    var retries: Int = 5
+
+    @Option(name: .customLong("retry-max-time"), help: ArgumentHelp("Most seconds spent waiting between attempts, per download.", valueName: "SECONDS"))
+    var retryMaxTime: Double = 600
+
+    @Flag(help: "Print JSON lines (progress, pauses, retries, results) instead of a progress display.")
     var json = false
 
     func validate() throws {
         guard !urls.isEmpty else { throw ValidationError("give at least one URL") }
-        for url in urls where !(url.hasPrefix("http://") || url.hasPrefix("https://")) || url.count < 10 {
-            throw ValidationError("not an http:// or https:// URL: '\(url)'")
+        for url in urls {
+            // The port first: its message is the more precise one.
+            try OptionChecks.checkPort(TransferURL.redactingUserinfo(url))
+            guard TransferURL(url) == nil else { continue }
+            throw ValidationError("not an http:// or https:// URL with a host (and a port in 1-65535): '\(TransferURL.redactingUserinfo(url))'")
         }
         if let maxCellular, ByteCount.parse(maxCellular) == nil {
             throw ValidationError("--max-cellular: not a size: '\(maxCellular)' (examples: 50MB, 700KiB, 1.5GiB)")
@@ -64,65 +76,79 @@ struct GetCommand: AsyncParsableCommand {
             guard urls.count == 1 else { throw ValidationError("--sha256 needs exactly one URL") }
             guard sha256.count == 64, sha256.allSatisfy(\.isHexDigit) else { throw ValidationError("--sha256: expected 64 hex digits, not '\(sha256)'") }
         }
+        if output == "-" {
+            guard urls.count == 1 else { throw ValidationError("-o - (standard output) takes exactly one URL") }
+            guard sha256 == nil else { throw ValidationError("--sha256 cannot check standard output") }
+        }
         try OptionChecks.check(perHost, option: "--per-host", in: 1...64, unit: "downloads")
+        try OptionChecks.check(retries, option: "--retries", in: 1...1000, unit: "attempts")
         _ = try OptionChecks.seconds(settle, option: "--settle")
+        _ = try OptionChecks.seconds(retryMaxTime, option: "--retry-max-time")
+        _ = try requestHeaders()
         if let caFile {
             // A CA file that cannot be used is a usage error before any traffic (exit 64), not a
             // TLS failure later.
             try OptionChecks.readableFile(caFile, option: "--ca-file", mustContain: "-----BEGIN CERTIFICATE-----", what: "no PEM certificate")
         }
-        for url in urls { try OptionChecks.checkPort(url) }
+    }
+
+    /// `-H` values as request headers; the downloader's own are refused.
+    private func requestHeaders() throws -> [HTTPHeaderField] {
+        try OptionChecks.headers(header, reserved: ["range", "if-range", "content-length", "transfer-encoding", "host"])
+    }
+
+    private func policy() throws -> TransferPolicy {
+        var policy = TransferPolicy(allowsCellular: !noCellular, allowsExpensive: !noExpensive, resumeAfter: try OptionChecks.seconds(settle, option: "--settle"))
+        policy.cellularSizeLimit = maxCellular.flatMap(ByteCount.parse)
+        return policy
     }
 
     func run() async throws {
-        var policy = TransferPolicy(allowsCellular: !noCellular, allowsExpensive: !noExpensive, resumeAfter: try OptionChecks.seconds(settle, option: "--settle"))
-        policy.cellularSizeLimit = maxCellular.flatMap(ByteCount.parse)
         let monitor: NetworkMonitor
         do { monitor = NetworkMonitor(configuration: try global.monitorConfiguration()) } catch { throw failure(error) }
-        let gate = TransferGate(monitor: monitor, policy: policy)
         let downloader = Downloader()
         defer { downloader.shutdown() }
-        let display = ProgressDisplay(json: json, interactive: !json && isatty(2) == 1)
-        let limiter = HostLimiter(perHost: perHost)
-
-        let jobs = try urls.map { url in (url, try destination(for: url)) }
-        let outcomes = await withTaskGroup(of: Int32.self, returning: [Int32].self) { group in
-            for (url, path) in jobs {
-                group.addTask {
-                    await limiter.run(host: Self.host(of: url)) {
-                        await download(url: url, to: path, gate: gate, downloader: downloader, display: display)
-                    }
-                }
-            }
-            return await group.reduce(into: []) { $0.append($1) }
+        let engine = TransferEngine(monitor: monitor, downloader: downloader, configuration: .init(perHost: perHost, maxRunning: 64))
+        let display = ProgressDisplay(json: json, interactive: !json && isatty(2) == 1, jsonToStandardError: output == "-")
+        var session = JobSession(engine: engine, display: display, exitCode: Self.exitCode)
+        for (url, job) in try jobs(policy: try policy(), downloader: downloader) {
+            session.submit(job.job, name: job.name, url: TransferURL(url)?.redacted ?? url)
         }
-        let worst = outcomes.max() ?? 0
-        if worst != 0 { throw ExitCode(worst) }
+        let status = await session.run()
+        if status != 0 { throw ExitCode(status) }
     }
 
-    /// One download through the gate; returns its exit code.
-    private func download(url: String, to path: String, gate: TransferGate, downloader: Downloader, display: ProgressDisplay) async -> Int32 {
-        let name = PathNames.basename(path)
-        do {
-            // The size decides the size limits; a server that does not say is "unknown size".
-            let resource = try? await downloader.probe(url)
-            let transfer = Transfer(direction: .download, expectedBytes: resource?.size)
-            let request = DownloadRequest(url: url, destination: path, expectedSHA256: sha256, caFile: caFile)
-            let result = try await gate.run(transfer, onEvent: { display.gateEvent(name: name, url: url, $0) }) {
-                try await downloader.download(request) { display.progress(name: name, url: url, $0) }
+    /// The engine's jobs, one per URL: a download into a file, or a stream to standard output.
+    private func jobs(policy: TransferPolicy, downloader: Downloader) throws -> [(String, (name: String, job: TransferJob))] {
+        let headers = try requestHeaders()
+        let maxRetryTime = try OptionChecks.seconds(retryMaxTime, option: "--retry-max-time")
+        if output == "-", let url = urls.first {
+            let (retries, caFile) = (self.retries, self.caFile)
+            let job = TransferJob.work(host: TransferURL(url)?.host, direction: .download, policy: policy) { context in
+                let written = Atomic<Int64>(0)
+                _ = try await downloader.stream(url, headers: headers, caFile: caFile, maxAttempts: retries) { chunk in
+                    try writeStandardOutput(chunk)
+                    let total = written.wrappingAdd(Int64(chunk.count), ordering: .relaxed).newValue
+                    context.report(JobProgress(completedBytes: total, transferredBytes: total))
+                }
             }
-            display.done(name: name, url: url, result)
-            return 0
-        } catch let error as TransferError {
-            display.failed(name: name, url: url, error.description)
-            switch error.kind {
-            case .invalidURL, .notWritable: return 64
-            case .checksumMismatch: return 2
-            default: return 1
-            }
-        } catch {
-            display.failed(name: name, url: url, "\(error)")
-            return 1
+            return [(url, ("-", job))]
+        }
+        return try urls.map { url in
+            let path = try destination(for: url)
+            let request = DownloadRequest(
+                url: url, destination: path, expectedSHA256: sha256, caFile: caFile, maxAttempts: retries, maxRetryTime: maxRetryTime,
+                headers: headers
+            )
+            return (url, (PathNames.basename(path), TransferJob.download(request, policy: policy)))
+        }
+    }
+
+    static func exitCode(_ error: TransferError) -> Int32 {
+        switch error.kind {
+        case .invalidURL, .notWritable: 64
+        case .checksumMismatch: 2
+        default: 1
         }
     }
 
@@ -134,10 +160,6 @@ struct GetCommand: AsyncParsableCommand {
         return output + "/" + name
     }
 
-    static func host(of url: String) -> String {
-        let rest = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
-        return rest.count > 2 ? String(rest[2]) : url
-    }
 }
 
 enum FileNames {
@@ -151,28 +173,3 @@ enum FileNames {
     }
 }
 
-/// At most `perHost` downloads at once per host; the rest queue in order.
-actor HostLimiter {
-    private let perHost: Int
-    private var active: [String: Int] = [:]
-    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
-
-    init(perHost: Int) { self.perHost = perHost }
-
-    func run<T: Sendable>(host: String, _ body: @Sendable () async -> T) async -> T {
-        if active[host, default: 0] >= perHost {
-            await withCheckedContinuation { waiting[host, default: []].append($0) }
-        } else {
-            active[host, default: 0] += 1
-        }
-        let result = await body()
-        if var queue = waiting[host], !queue.isEmpty {
-            let next = queue.removeFirst()
-            waiting[host] = queue
-            next.resume()
-        } else {
-            active[host, default: 1] -= 1
-        }
-        return result
-    }
-}

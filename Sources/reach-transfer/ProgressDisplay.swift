@@ -5,12 +5,15 @@ import ReachabilityCore
 import ReachabilityTransfers
 import Synchronization
 
-/// Shows downloads: a redrawn bar per file on a terminal, a line every few seconds otherwise,
-/// JSON lines with `--json`. Called from many tasks; one lock orders the output.
+/// Shows downloads or an upload: a redrawn bar per file on a terminal, a line every few
+/// seconds otherwise, JSON lines with `--json`. Called from many tasks; one lock orders the
+/// output.
 final class ProgressDisplay: Sendable {
     private struct Row {
-        var progress: DownloadProgress?
-        var paused: TransferWaitReason?
+        var progress: JobProgress?
+        var paused: String?
+        var everRan = false
+        var retryingAfter: Duration?
         var startedAt: Int64
         var startedBytes: Int64 = 0
         var lastPrinted: Int64 = 0
@@ -22,9 +25,21 @@ final class ProgressDisplay: Sendable {
     private let order = Mutex<[String]>([])
     private let drawnLines = Mutex(0)
 
-    init(json: Bool, interactive: Bool) {
+    /// JSON lines go to stderr when stdout carries the data (`-o -`).
+    private let jsonToStandardError: Bool
+    /// Upload progress in JSON counts what this process `sent`; download progress, what was
+    /// `refetched`.
+    private let direction: Transfer.Direction
+
+    init(json: Bool, interactive: Bool, jsonToStandardError: Bool = false, direction: Transfer.Direction = .download) {
         self.json = json
         self.interactive = interactive
+        self.jsonToStandardError = jsonToStandardError
+        self.direction = direction
+    }
+
+    private func emit(_ line: String) {
+        if jsonToStandardError { printError(line) } else { printLine(line) }
     }
 
     private static func nowNanoseconds() -> Int64 {
@@ -45,56 +60,86 @@ final class ProgressDisplay: Sendable {
         return row
     }
 
-    func gateEvent(name: String, url: String, _ event: TransferGate.Event) {
-        switch event {
-        case .waiting(let reason), .paused(let reason):
-            _ = update(name) { $0.paused = reason }
-            let kind = if case .paused = event { "paused" } else { "waiting" }
+    /// Shows one event of the job downloading `url` into `name`.
+    func show(_ event: JobEvent, name: String, url: String) {
+        switch event.state {
+        case .waiting(let reason):
+            let previous = rows.withLock { $0[name] }
+            if previous?.paused == reason.description { break }
+            let kind = previous?.everRan == true ? "paused" : "waiting"
+            _ = update(name) { $0.paused = reason.description }
             if json {
-                printLine("{\"event\":\"\(kind)\",\"url\":\(PathJSON.string(url)),\"reason\":\"\(reason.code)\",\"message\":\(PathJSON.string(reason.description))}")
+                emit("{\"event\":\"\(kind)\",\"url\":\(PathJSON.string(url)),\"reason\":\"\(reason.code)\",\"message\":\(PathJSON.string(reason.description))}")
             } else if !interactive {
                 printError("\(name): \(kind): \(reason)")
             }
-        case .started, .resumed:
-            _ = update(name) { row in
-                row.paused = nil
-                row.startedAt = Self.nowNanoseconds()
-                row.startedBytes = row.progress?.bytesOnDisk ?? 0
+        case .paused(let reason):
+            if let delay = reason.retryAfter {
+                _ = update(name) { $0.retryingAfter = delay }
+                if json {
+                    emit("{\"event\":\"retry\",\"url\":\(PathJSON.string(url)),\"in\":\(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18),\"message\":\(PathJSON.string(reason.description))}")
+                } else if !interactive {
+                    printError("\(name): \(reason)")
+                }
             }
-            if json { printLine("{\"event\":\"\(event == .started ? "started" : "resumed")\",\"url\":\(PathJSON.string(url))}") }
-            else if !interactive && event == .resumed { printError("\(name): resumed") }
+        case .running:
+            let row = rows.withLock { $0[name] }
+            if row?.everRan != true || row?.paused != nil {
+                let kind = row?.everRan == true ? "resumed" : "started"
+                _ = update(name) { row in
+                    row.paused = nil
+                    row.everRan = true
+                    row.startedAt = Self.nowNanoseconds()
+                    row.startedBytes = event.progress.completedBytes
+                }
+                if json {
+                    let network = event.network.map { ",\"network\":\(PathJSON.string($0.description))" } ?? ""
+                    emit("{\"event\":\"\(kind)\",\"url\":\(PathJSON.string(url))\(network)}")
+                } else if !interactive && kind == "resumed" {
+                    printError("\(name): resumed")
+                }
+            }
+            progress(name: name, url: url, event.progress)
+        default:
+            break
         }
         if interactive { redraw() }
     }
 
-    func progress(name: String, url: String, _ progress: DownloadProgress) {
+    private func progress(name: String, url: String, _ progress: JobProgress) {
         let now = Self.nowNanoseconds()
         var due = false
         let row = update(name) { row in
-            if row.progress == nil { row.startedBytes = progress.bytesOnDisk - progress.bytesReceivedThisRun }
             row.progress = progress
+            row.retryingAfter = nil
             // Terminal: redraw at most 10 times a second; plain lines and JSON: once a second.
             let interval: Int64 = interactive ? 100_000_000 : 1_000_000_000
-            if now - row.lastPrinted >= interval || progress.bytesOnDisk == progress.totalBytes {
+            if now - row.lastPrinted >= interval || progress.completedBytes == progress.totalBytes {
                 row.lastPrinted = now
                 due = true
             }
         }
-        guard due else { return }
-        if interactive {
-            redraw()
-        } else if json {
+        guard due, !interactive else { return }
+        if json {
             let total = progress.totalBytes.map(String.init) ?? "null"
-            printLine("{\"event\":\"progress\",\"url\":\(PathJSON.string(url)),\"bytes\":\(progress.bytesOnDisk),\"total\":\(total),\"rate\":\(Int64(rate(row))),\"refetched\":\(progress.bytesRefetched)}")
+            let moved = direction == .upload ? "\"sent\":\(progress.transferredBytes)" : "\"refetched\":\(progress.refetchedBytes)"
+            emit("{\"event\":\"progress\",\"url\":\(PathJSON.string(url)),\"bytes\":\(progress.completedBytes),\"total\":\(total),\"rate\":\(Self.clampedInt(rate(row))),\(moved)}")
         } else {
             printError("\(name): \(line(row))")
         }
     }
 
+    /// A Double as an Int64, clamped: a rate or ETA from a server that declares an absurd size
+    /// must not trap.
+    static func clampedInt(_ value: Double) -> Int64 {
+        guard value.isFinite else { return 0 }
+        return value >= 9.2e18 ? Int64.max : value <= -9.2e18 ? Int64.min : Int64(value)
+    }
+
     func done(name: String, url: String, _ result: DownloadResult) {
         _ = update(name) { $0.paused = nil }
         if json {
-            printLine("{\"event\":\"done\",\"url\":\(PathJSON.string(url)),\"path\":\(PathJSON.string(result.path)),\"bytes\":\(result.bytes),\"sha256\":\"\(result.sha256)\",\"restarts\":\(result.restarts),\"downloaded\":\(result.bytesDownloadedTotal),\"refetched\":\(result.bytesRefetched)}")
+            emit("{\"event\":\"done\",\"url\":\(PathJSON.string(url)),\"path\":\(PathJSON.string(result.path)),\"bytes\":\(result.bytes),\"sha256\":\"\(result.sha256)\",\"restarts\":\(result.restarts),\"downloaded\":\(result.bytesDownloadedTotal),\"refetched\":\(result.bytesRefetched)}")
         } else {
             if interactive { redraw() }
             printError("\(name): done, \(ByteCount.text(result.bytes)), sha256 \(result.sha256)")
@@ -102,9 +147,34 @@ final class ProgressDisplay: Sendable {
         }
     }
 
+    func done(name: String, url: String, _ result: UploadResult) {
+        _ = update(name) { $0.paused = nil }
+        if json {
+            let location = result.location.map(PathJSON.string) ?? "null"
+            emit(
+                "{\"event\":\"done\",\"url\":\(PathJSON.string(url)),\"bytes\":\(result.bytes),\"sent\":\(result.bytesSentTotal),\"resent\":\(result.bytesResent),\"resumedFrom\":\(result.resumedFrom),\"tus\":\(result.resumable),\"status\":\(result.status),\"location\":\(location)}")
+            return
+        }
+        if interactive { redraw() }
+        var text = "\(name): done, \(ByteCount.text(result.bytes)), HTTP \(result.status)"
+        if result.resumable { text += ", tus" + (result.resumedFrom > 0 ? " (resumed at \(ByteCount.text(result.resumedFrom)))" : "") }
+        if result.bytesResent > 0 { text += ", \(ByteCount.text(result.bytesResent)) sent again" }
+        printError(text)
+        if interactive { drawnLines.withLock { $0 = 0 } }
+    }
+
+    /// A download to standard output finished.
+    func streamed(name: String, url: String, bytes: Int64) {
+        if json {
+            emit("{\"event\":\"done\",\"url\":\(PathJSON.string(url)),\"path\":\"-\",\"bytes\":\(bytes)}")
+        } else if !interactive {
+            printError("\(name): done, \(ByteCount.text(bytes)) to standard output")
+        }
+    }
+
     func failed(name: String, url: String, _ message: String) {
         if json {
-            printLine("{\"event\":\"error\",\"url\":\(PathJSON.string(url)),\"message\":\(PathJSON.string(message))}")
+            emit("{\"event\":\"error\",\"url\":\(PathJSON.string(url)),\"message\":\(PathJSON.string(message))}")
         } else {
             printError("\(name): failed: \(message)")
             if interactive { drawnLines.withLock { $0 = 0 } }
@@ -114,7 +184,7 @@ final class ProgressDisplay: Sendable {
     private func rate(_ row: Row) -> Double {
         guard let progress = row.progress else { return 0 }
         let seconds = Double(Self.nowNanoseconds() - row.startedAt) / 1e9
-        return seconds > 0.05 ? Double(progress.bytesOnDisk - row.startedBytes) / seconds : 0
+        return seconds > 0.05 ? Double(progress.completedBytes - row.startedBytes) / seconds : 0
     }
 
     /// `45% 450 MiB of 1 GiB  120.3 MiB/s  ETA 5 s`, or the pause reason.
@@ -124,13 +194,20 @@ final class ProgressDisplay: Sendable {
         let rate = rate(row)
         var text = ""
         if let total = progress.totalBytes, total > 0 {
-            text += "\(progress.bytesOnDisk * 100 / total)% \(ByteCount.text(progress.bytesOnDisk)) of \(ByteCount.text(total))"
-            if rate > 0 { text += "  \(ByteCount.text(Int64(rate)))/s  ETA \(Int64(Double(total - progress.bytesOnDisk) / rate)) s" }
+            let percent = Self.clampedInt(Double(progress.completedBytes) * 100 / Double(total))
+            text += "\(percent)% \(ByteCount.text(progress.completedBytes)) of \(ByteCount.text(total))"
+            if rate > 0 {
+                text += "  \(ByteCount.text(Self.clampedInt(rate)))/s"
+                // The size is the server's word: with `Content-Length: 9223372036854775807` and a
+                // slow start the ETA passed Int64.max (it trapped here). Absurd ETAs are left out.
+                let eta = Double(max(total - progress.completedBytes, 0)) / rate
+                if eta < OptionChecks.maximumSeconds { text += "  ETA \(Int64(eta)) s" }
+            }
         } else {
-            text += ByteCount.text(progress.bytesOnDisk)
-            if rate > 0 { text += "  \(ByteCount.text(Int64(rate)))/s" }
+            text += ByteCount.text(progress.completedBytes)
+            if rate > 0 { text += "  \(ByteCount.text(Self.clampedInt(rate)))/s" }
         }
-        if let retry = progress.retryingAfter { text += "  retrying in \(ByteCount.seconds(retry))" }
+        if let retry = row.retryingAfter { text += "  retrying in \(ByteCount.seconds(retry))" }
         return text
     }
 
@@ -153,7 +230,7 @@ final class ProgressDisplay: Sendable {
     private static func bar(_ row: Row) -> String {
         let width = 24
         guard let progress = row.progress, let total = progress.totalBytes, total > 0 else { return "[" + String(repeating: " ", count: width) + "]" }
-        let filled = Int(min(Int64(width), progress.bytesOnDisk * Int64(width) / total))
+        let filled = Int(min(Int64(width), max(0, clampedInt(Double(progress.completedBytes) * Double(width) / Double(total)))))
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
     }
 }

@@ -79,16 +79,8 @@ struct UploadCommand: AsyncParsableCommand {
 
     /// `-H` values: a token name, a colon, a value without CR or LF. `Content-Length` and
     /// `Transfer-Encoding` describe the body, which reach frames itself.
-    private func parsedHeaders() throws -> [UploadHeader] {
-        try headers.map { text in
-            guard let header = UploadHeader(parsing: text) else {
-                throw ValidationError("-H: expected 'Name: value' (a token name, no line breaks in the value), not '\(text)'")
-            }
-            if ["content-length", "transfer-encoding"].contains(header.name.lowercased()) {
-                throw ValidationError("-H: \(header.name) is set by reach from the file")
-            }
-            return header
-        }
+    private func parsedHeaders() throws -> [HTTPHeaderField] {
+        try OptionChecks.headers(headers, reserved: ["content-length", "transfer-encoding"])
     }
 
     func run() async throws {
@@ -100,36 +92,22 @@ struct UploadCommand: AsyncParsableCommand {
         } catch {
             throw failure(error)
         }
-        let display = UploadDisplay(json: json, interactive: !json && isatty(2) == 1, name: PathNames.basename(file), url: request.redactedURL)
-        // Checked before any traffic (and before waiting for a network): a missing or special
-        // FILE is a usage error.
-        let estimate: UploadEstimate
-        do {
-            estimate = try Uploader.estimate(request)
-        } catch {
-            // The file's own problem says it all ("/x is a FIFO, not a regular file").
-            display.failed(error.kind == .io && !error.detail.isEmpty ? error.detail : error.description)
-            throw ExitCode(64)
-        }
         var policy = TransferPolicy(allowsCellular: !noCellular, allowsExpensive: !noExpensive, resumeAfter: try OptionChecks.seconds(settle, option: "--settle"))
         policy.cellularSizeLimit = maxCellular.flatMap(ByteCount.parse)
         let monitor: NetworkMonitor
         do { monitor = NetworkMonitor(configuration: try global.monitorConfiguration()) } catch { throw failure(error) }
-        let gate = TransferGate(monitor: monitor, policy: policy)
-        let uploader = Uploader()
-        defer { uploader.shutdown() }
-        do {
-            let result = try await gate.run(Transfer(direction: .upload, expectedBytes: estimate.remaining), onEvent: display.gateEvent) {
-                try await uploader.upload(request) { display.progress($0) }
-            }
-            display.done(result)
-        } catch let error as TransferError {
-            display.failed(error.description)
-            throw ExitCode(error.kind == .invalidURL ? 64 : 1)
-        } catch {
-            display.failed("\(error)")
-            throw ExitCode(1)
+        let downloader = Downloader()
+        defer { downloader.shutdown() }
+        let engine = TransferEngine(monitor: monitor, downloader: downloader)
+        let display = ProgressDisplay(json: json, interactive: !json && isatty(2) == 1, direction: .upload)
+        var session = JobSession(engine: engine, display: display) { $0.kind == .invalidURL ? 64 : 1 }
+        // Refused before any traffic (a FILE that is missing or not a regular file): usage, and
+        // the file's own problem says it all ("/x is a FIFO, not a regular file").
+        session.submit(.upload(request, policy: policy), name: PathNames.basename(file), url: request.redactedURL) { error in
+            (64, error.kind == .io && !error.detail.isEmpty ? error.detail : error.description)
         }
+        let status = await session.run()
+        if status != 0 { throw ExitCode(status) }
     }
 
     /// `--state-dir`, else `$XDG_STATE_HOME/reach/uploads`, else `~/.local/state/reach/uploads`;

@@ -29,9 +29,11 @@ struct WaitCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let satisfied: NetworkPath?
+        let satisfied: TransferNetwork?
+        let monitor: NetworkMonitor
         do {
-            let gate = TransferGate(monitor: NetworkMonitor(configuration: try global.monitorConfiguration()), policy: condition.policy)
+            monitor = NetworkMonitor(configuration: try global.monitorConfiguration())
+            let gate = TransferGate(monitor: monitor, policy: condition.policy)
             if let timeout {
                 satisfied = try await gate.waitUntilAllowed(timeout: try OptionChecks.seconds(timeout, option: "--timeout"))
             } else {
@@ -44,6 +46,8 @@ struct WaitCommand: AsyncParsableCommand {
             if !quiet { printError("reach: timed out after \(timeout ?? 0) s waiting for \(condition.rawValue)") }
             throw ExitCode(1)
         }
-        if !quiet { printLine(PathFormatter.summary(satisfied)) }
+        _ = satisfied
+        // The path that satisfied the condition is the monitor's latest.
+        if !quiet, let path = try? monitor.currentPath() { printLine(PathFormatter.summary(path)) }
     }
 }

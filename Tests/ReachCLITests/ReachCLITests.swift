@@ -24,6 +24,9 @@ struct ReachUsageErrorTests {
         BadInvocation(arguments: ["wait", "--timeout", "nan"], mentions: "--timeout must be a number of seconds"),
         BadInvocation(arguments: ["run", "--settle", "inf", "--", "true"], mentions: "--settle must be a number of seconds"),
         BadInvocation(arguments: ["run", "--settle=-1", "--", "true"], mentions: "--settle must be a number of seconds"),
+        BadInvocation(arguments: ["run", "--kill-after=-1", "--", "true"], mentions: "--kill-after must be a number of seconds from 0 to 1000000000, not -1.0"),
+        BadInvocation(arguments: ["run", "--kill-after", "inf", "--", "true"], mentions: "--kill-after must be a number of seconds"),
+        BadInvocation(arguments: ["run", "--on-disallow", "pause", "--", "true"], mentions: "pause"),
         BadInvocation(arguments: ["watch", "--debounce", "99999999999"], mentions: "--debounce"),
         BadInvocation(arguments: ["status", "--config", "/dev/zero"], mentions: "/dev/zero: cannot read: not a regular file"),
         BadInvocation(arguments: ["status", "--netns", "../x"], mentions: "--netns takes a namespace name"),
@@ -112,6 +115,16 @@ struct ReachUsageErrorTests {
             let pattern = /[0-9]+\.[0-9]+\.[0-9]+ \(libnl [0-9]+\.[0-9]+\.[0-9]+\)\n/
             #expect(result.stdout.wholeMatch(of: pattern) != nil, "\(arguments): \(result.stdout)")
         }
+    }
+
+    /// `reach run` captures its command as typed: `--help` first is still a request for help,
+    /// and the help documents the exit codes.
+    @Test func runHelpIsHelpNotACommand() throws {
+        let result = try reach(["run", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("--kill-after <SECONDS>"))
+        let words = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("Exit codes: the command's status, or 128 + N if signal N ended it; 127 the command could not be started"))
     }
 
     @Test func aBadConfigurationLineIsReportedWithItsNumber() throws {

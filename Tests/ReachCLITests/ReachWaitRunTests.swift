@@ -1,11 +1,12 @@
 import Foundation
+import Glibc
 import ReachabilityLinux
 import ReachabilityTestKit
 import Testing
 
 /// `va` (overridden Wi-Fi) and `wa` (overridden cellular) uplinks; `wa` carries a metric-100
 /// default route from the start.
-private func uplinks(_ ns: TestNamespace) async throws {
+func uplinks(_ ns: TestNamespace) async throws {
     try ns.ipBatch([
         "link add va type veth peer name va-peer", "link add wa type veth peer name wa-peer",
         "link set va-peer up", "link set wa-peer up", "link set va up", "link set wa up",
@@ -17,12 +18,33 @@ private func uplinks(_ ns: TestNamespace) async throws {
     try ns.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "100")
 }
 
-private let roles = ["--override", "va=wifi", "--override", "wa=cellular", "--sysfs-root", "/nonexistent"]
+let roles = ["--override", "va=wifi", "--override", "wa=cellular", "--sysfs-root", "/nonexistent"]
 
 /// The state letter of a process (`R`, `S`, `T` for stopped, …), from /proc.
 private func processState(_ pid: Int32) -> String? {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
     return status.split(separator: "\n").first { $0.hasPrefix("State:") }?.split(separator: "\t").last.map { String($0.prefix(1)) }
+}
+
+/// The pids a command wrote to `path`, one a line, once there are `count` (waited for at most
+/// about 30 s).
+func lines(of path: String, count: Int) async throws -> [Int32] {
+    for _ in 0..<3000 {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let pids = text.split(separator: "\n").compactMap { Int32($0) }
+        if pids.count >= count && text.hasSuffix("\n") { return pids }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    throw TestNamespaceError(message: "fewer than \(count) pids in \(path)")
+}
+
+/// Waits for `process` to exit, at most `bound`; false if it has not.
+func exited(_ process: Process, bound: Duration = .seconds(30)) async -> Bool {
+    let deadline = ContinuousClock.now + bound
+    while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+    guard !process.isRunning else { return false }
+    process.waitUntilExit()
+    return true
 }
 
 @Suite("reach wait and reach run", .enabled(if: TestNamespace.isSupported), .serialized)
@@ -125,6 +147,52 @@ struct ReachWaitRunTests {
         #expect(process.terminationStatus == 128 + 15)
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("reach: waiting: wired not allowed") || log.contains("reach: waiting: cellular not allowed"))
+    }
+
+    /// `--on-disallow terminate` with a command that ignores SIGTERM: SIGKILL after
+    /// `--kill-after`, a fresh run once allowed, and the same escalation when reach itself is
+    /// told to end.
+    @Test func terminateEscalatesToSIGKILLAndRunsTheCommandAgainWhenAllowed() async throws {
+        let ns = try TestNamespace()
+        try await uplinks(ns)
+        try ns.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let pidFile = directory.path + "/pids"
+        let script = "trap '' TERM; echo $$ >> \(pidFile); while :; do sleep 0.1; done"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["nsenter", "--net=\(ns.namespace.path)", reachBinary, "run", "--when", "unmetered", "--settle", "0.2"]
+            + ["--on-disallow", "terminate", "--kill-after", "1"] + roles + ["--", "sh", "-c", script]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var pids: [Int32] = []
+        defer {
+            for pid in pids where !ProcessProbe.isGone(pid) { kill(pid, SIGKILL) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+
+        pids = try await lines(of: pidFile, count: 1)
+        let first = pids[0]
+        try ns.ip("route", "del", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")
+        #expect(await ProcessProbe.wait(for: first) { $0 == nil })
+
+        try ns.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")
+        pids = try await lines(of: pidFile, count: 2)
+        let second = pids[1]
+        #expect(second != first && !ProcessProbe.isGone(second))
+
+        kill(process.processIdentifier, SIGTERM)
+        #expect(await exited(process))
+        #expect(process.terminationStatus == 128 + SIGKILL)
+        #expect(ProcessProbe.isGone(second))
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("reach: terminating sh (pid \(first)): expensive (metered) network not allowed\n"))
+        #expect(log.contains("reach: killed sh (pid \(first)): still running 1.0 s after SIGTERM\n"))
+        #expect(log.contains("reach: started sh again (pid \(second))\n"))
+        #expect(log.contains("reach: killed sh (pid \(second)): still running 1.0 s after SIGTERM\n"))
     }
 
     @Test func runRefusesAMissingCommand() throws {

@@ -66,12 +66,19 @@ struct TransferPolicyTests {
     @Test(arguments: [
         ("50MB", Int64(50_000_000)), ("50M", 52_428_800), ("1.5GiB", 1_610_612_736), ("700k", 716_800), ("1024", 1024),
         ("2 gb", 2_000_000_000), ("0", 0),
+        // Exact to the byte at the top of the range (no trip through Double), fractions rounded.
+        ("9223372036854775807", Int64.max), ("9223372036854775807B", Int64.max), ("8388607TiB", 8_388_607 << 40),
+        (".5k", 512), ("5.", 5), ("0.5KiB", 512), (" 1 KiB ", 1024), ("1.0000000000000000000001", 1),
     ])
     func parsesSizes(_ text: String, _ bytes: Int64) {
         #expect(ByteCount.parse(text) == bytes)
     }
 
-    @Test(arguments: ["", "MB", "-5M", "5 parsecs", "1e9"])
+    @Test(arguments: [
+        "", "MB", "-5M", "5 parsecs", "1e9", "1e400", "1E3", "nan", "inf", "-inf", "infinity", "-0", "+5", ".", "..5",
+        "1..5", "1.5.5", ". k", "9223372036854775808", "99999999999999999999999", "8388608TiB", "8388607.99999999999999TiB",
+        "9007199254740993GiB", "\u{663}", "5\u{301}", "\u{FF15}", "0x10",
+    ])
     func rejectsBadSizes(_ text: String) {
         #expect(ByteCount.parse(text) == nil)
     }

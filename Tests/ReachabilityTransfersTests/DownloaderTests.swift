@@ -101,10 +101,12 @@ struct DownloaderTests {
             let request = DownloadRequest(url: url, destination: destination)
 
             let (midway, reached) = AsyncStream.makeStream(of: Void.self)
+            // One Download across the pause: it keeps its partial file and counters.
+            let download = try downloader.prepare(request)
             let task = Task {
-                try await downloader.download(request) { progress in
+                try await download.run(progress: { progress in
                     if progress.bytesOnDisk >= 32 << 10 { reached.yield() }
-                }
+                })
             }
             for await _ in midway { break }
             task.cancel()
@@ -125,7 +127,7 @@ struct DownloaderTests {
             #expect(Array(try #require(fileBytes(destination + ".part"))) == Array(bytes[0..<Int(partial)]))
             let first = try await server.requests(count: 1)
 
-            let result = try await downloader.download(request)
+            let result = try await download.run()
             #expect(fileBytes(destination) == bytes)
             #expect(result.bytesRefetched == 0)
             #expect(result.restarts == 0)

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the binary seed corpora: netlink route and rule messages, and dhcpcd leases.
+"""Writes the binary seed corpora: netlink route and rule messages, dhcpcd leases, and header
+lines with control bytes (request splitting attempts).
 
 The text seeds (configuration lines, selectors, globs, text leases) are committed as written;
 these are generated because they are bytes. Native byte order, as the kernel sends them.
@@ -132,5 +133,15 @@ def write(directory, files):
             handle.write(data)
 
 
+# `-H` values that must never reach the wire: CR/LF would split the request, NUL truncate it.
+HEADERS = {
+    "header-crlf-injection": b"X-Token: abc\r\nInjected: 1",
+    "header-lf": b"X-Token: abc\ndef",
+    "header-nul": b"X-Token: abc\0def",
+    "header-nul-name": b"X\0Y: v",
+    "content-length-nul": b"Content-Length: 5\0",
+}
+
 write(os.path.join(HERE, "corpus", "FuzzRouteMessage"), ROUTES)
+write(os.path.join(HERE, "corpus", "FuzzHTTPHeader"), HEADERS)
 write(os.path.join(HERE, "corpus", "FuzzDHCPLease"), LEASES)

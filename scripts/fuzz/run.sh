@@ -21,6 +21,9 @@ all_targets=(
     "FuzzGlob 512"
     "FuzzDHCPLease 4096"
     "FuzzRouteMessage 1024"
+    "FuzzHTTPHeader 512"
+    "FuzzContentRange 256"
+    "FuzzByteCount 128"
 )
 targets=()
 for entry in "${all_targets[@]}"; do

@@ -1,0 +1,55 @@
+/// The network a transfer's traffic uses, as the policy judges it: the default path's, or the
+/// route to the transfer's server (`NetworkMonitor.networks(to:)`), so a LAN or loopback server
+/// is judged by the interface that reaches it rather than by the default route.
+public struct TransferNetwork: Sendable, Hashable, CustomStringConvertible {
+    /// The transport (`unreachable` when nothing usable carries the traffic).
+    public var status: NetworkPath.Status
+    public var isExpensive: Bool
+    /// The destination is an address of this host: traffic never leaves it, so no policy
+    /// about networks applies.
+    public var isLocal: Bool
+    /// The egress interface, when known (for a tunnel, the tunnel; the transport is the
+    /// underlay's).
+    public var interface: InterfaceReference?
+
+    public init(status: NetworkPath.Status, isExpensive: Bool = false, isLocal: Bool = false, interface: InterfaceReference? = nil) {
+        self.status = status
+        self.isExpensive = isExpensive
+        self.isLocal = isLocal
+        self.interface = interface
+    }
+
+    /// The default path's network.
+    public init(path: NetworkPath) {
+        self.init(status: path.status, isExpensive: path.isExpensive, interface: path.primary)
+    }
+
+    /// The network of one route to a destination; an unusable egress is `unreachable`.
+    public init(route: DestinationRoute) {
+        self.init(
+            status: route.isLocal || route.isUsable ? route.status : .unreachable, isExpensive: route.isExpensive,
+            isLocal: route.isLocal, interface: route.interface
+        )
+    }
+
+    /// The network traffic to a destination with these routes takes: the first local or usable
+    /// route, in resolution order (the order a client tries the addresses); `unreachable` when
+    /// none is usable.
+    public init(routes: [DestinationRoute]) {
+        if let route = routes.first(where: { $0.isLocal || $0.isUsable }) {
+            self.init(route: route)
+        } else {
+            self.init(status: .unreachable)
+        }
+    }
+
+    public static let unreachable = TransferNetwork(status: .unreachable)
+
+    public var isReachable: Bool { isLocal || status != .unreachable }
+
+    public var description: String {
+        if isLocal { return "local" }
+        let name = interface.map { " via \($0.name)" } ?? ""
+        return "\(status)\(isExpensive ? " (expensive)" : "")\(name)"
+    }
+}

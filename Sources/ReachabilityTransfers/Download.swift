@@ -1,0 +1,129 @@
+import NIOSSL
+import Glibc
+import Synchronization
+
+/// One download, alive across pauses: it keeps its partial file open with the running SHA-256
+/// of what it holds, its metadata and its counters, so a run after a pause (a cancelled run)
+/// re-reads nothing; only a new process re-hashes the partial file. Made by
+/// ``Downloader/prepare(_:)``; runs one at a time.
+public final class Download: Sendable {
+    public let request: DownloadRequest
+    /// The URL, with what is sent, shown and stored told apart.
+    public let url: TransferURL
+    let downloader: Downloader
+    let paths: TransferPaths
+    let directory: DirectoryHandle
+    let tls: TLSConfiguration?
+    private let claim: String
+    let state = Mutex(DownloadState())
+
+    init(
+        downloader: Downloader, request: DownloadRequest, url: TransferURL, paths: TransferPaths, directory: DirectoryHandle,
+        tls: TLSConfiguration?, claim: String
+    ) {
+        self.downloader = downloader
+        self.request = request
+        self.url = url
+        self.paths = paths
+        self.directory = directory
+        self.tls = tls
+        self.claim = claim
+    }
+
+    deinit { downloader.release(claim) }
+
+    /// Where it stands: bytes on disk, the size when known, the counters.
+    public var progress: DownloadProgress {
+        state.withLock { state in
+            DownloadProgress(
+                bytesOnDisk: state.part?.length ?? 0, totalBytes: state.metadata?.size, bytesReceivedThisRun: 0,
+                bytesRefetched: state.refetched, attempt: state.attempts
+            )
+        }
+    }
+
+    /// Bytes received over every run of this download (pauses and retries included).
+    public var bytesReceived: Int64 { state.withLock { $0.received } }
+
+    /// Runs the download until it finishes, fails, is cancelled (a pause: everything is kept)
+    /// or reaches `byteLimit`.
+    ///
+    /// - Parameters:
+    ///   - byteLimit: body bytes this run may receive; when reached, what arrived is kept and
+    ///     the run ends with ``TransferError/Kind-swift.struct/byteLimitReached``. How a size
+    ///     limit on cellular holds whatever size the server declares or hides.
+    ///   - admit: asked, once a response tells where the body starts and (when it does) how
+    ///     many bytes remain, before the first byte is written: false ends the run with
+    ///     `byteLimitReached`. How a transfer whose size is learned only now is judged again.
+    ///   - progress: called from the running task, at most about every 50 ms or 4 MiB, and
+    ///     before each wait between attempts (with the wait and its cause).
+    public func run(
+        byteLimit: Int64? = nil, admit: (@Sendable (_ remaining: Int64?) async -> Bool)? = nil,
+        progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
+    ) async throws(TransferError) -> DownloadResult {
+        let taken = state.withLock { state -> DownloadState? in
+            guard !state.running else { return nil }
+            state.running = true
+            return state
+        }
+        guard var current = taken else {
+            throw TransferError(.io, url: url.redacted, path: request.destination, detail: "this download is already running")
+        }
+        var run = DownloadRun(download: self, state: current, byteLimit: byteLimit, admit: admit, progress: progress)
+        let outcome: Result<DownloadResult, TransferError>
+        do {
+            outcome = .success(try await run.execute())
+        } catch {
+            run.checkpoint()
+            outcome = .failure(error)
+        }
+        current = run.state
+        current.running = false
+        state.withLock { $0 = current }
+        return try outcome.get()
+    }
+}
+
+/// What a ``Download`` keeps between runs.
+struct DownloadState: Sendable {
+    /// The partial file has been looked for (once per download; a new process re-hashes it).
+    var loaded = false
+    var part: PartFile?
+    var metadata: PartialDownload?
+    /// Body bytes received, over all runs.
+    var received: Int64 = 0
+    /// Bytes received again although already on disk (a server ignoring `Range`).
+    var refetched: Int64 = 0
+    var restarts = 0
+    var attempts = 0
+    /// The most bytes the partial file has held: only bytes past it are progress.
+    var highWater: Int64 = 0
+    /// Time spent waiting between failed attempts, over all runs.
+    var retryWaited: Duration = .zero
+    var running = false
+}
+
+extension Download {
+    /// What an earlier run or process left, without hashing anything: the bytes in the partial
+    /// file and the size its metadata records (when it belongs to this URL).
+    public func knownProgress() -> JobProgress {
+        let onDisk = state.withLock { $0.part?.length } ?? directory.status(of: paths.partName).map { Int64($0.st_size) } ?? 0
+        let metadata = state.withLock { $0.metadata } ?? MetadataFile.read(paths.metadataName, in: directory)
+        let size = metadata?.url == url.storageKey ? metadata?.size : nil
+        return JobProgress(completedBytes: size == nil ? 0 : onDisk, totalBytes: size)
+    }
+
+    /// Removes the partial file and its metadata (a cancelled download). Not while running.
+    public func discardPartial() {
+        state.withLock { state in
+            guard !state.running else { return }
+            state.part = nil
+            state.metadata = nil
+            state.highWater = 0
+            state.loaded = false
+        }
+        directory.remove(paths.partName)
+        directory.remove(paths.metadataName)
+        directory.sync()
+    }
+}

@@ -1,0 +1,200 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// How one attempt ended.
+enum AttemptOutcome: Sendable {
+    case completed
+    /// Give up the partial file and ask again without `Range`.
+    case restart(ResumePlanner.RestartReason)
+    /// The body ended cleanly before the end of the resource: ask for the rest.
+    case incomplete
+    case transient(TransferError, retryAfter: Duration?)
+    case fatal(TransferError)
+    /// The run's byte limit was reached, or `admit` said no.
+    case limitReached
+    case cancelled
+
+    var isCompleted: Bool {
+        if case .completed = self { return true }
+        return false
+    }
+
+    var isTimeout: Bool {
+        if case .transient(let error, _) = self, error.kind == .timedOut { return true }
+        return false
+    }
+}
+
+struct AttemptReport: Sendable {
+    var outcome: AttemptOutcome
+    var received: Int64 = 0
+    var refetched: Int64 = 0
+    var restarted = false
+    /// The partial file, when this attempt created it.
+    var part: PartFile?
+    /// The metadata, when this attempt wrote new metadata.
+    var metadata: PartialDownload?
+}
+
+/// One request of a download: sends it, decides what the response means, and streams the
+/// body into the partial file, next to a watchdog that ends it when nothing arrives for the
+/// read timeout (the one read-timeout mechanism: head and body alike).
+struct DownloadAttempt: Sendable {
+    let download: Download
+    let plan: ResumePlanner.Plan
+    let metadata: PartialDownload?
+    let part: PartFile?
+    let byteLimit: Int64?
+    let admit: (@Sendable (Int64?) async -> Bool)?
+    let base: ProgressBase
+    let progress: @Sendable (DownloadProgress) -> Void
+
+    /// How much is written between two `sync_file_range` calls.
+    static let writebackStep: Int64 = 16 << 20
+
+    func run() async -> AttemptReport {
+        let activity = ActivityClock()
+        let timeout = download.request.readTimeout
+        enum Child: Sendable {
+            case attempt(AttemptReport)
+            case watchdog(fired: Bool)
+        }
+        let (report, timedOut) = await withTaskGroup(of: Child.self) { group in
+            group.addTask { .attempt(await self.exchange(activity: activity)) }
+            group.addTask { .watchdog(fired: await activity.watch(timeout: timeout)) }
+            var report = AttemptReport(outcome: .cancelled)
+            var timedOut = false
+            while let child = await group.next() {
+                switch child {
+                case .attempt(let finished):
+                    report = finished
+                    group.cancelAll()
+                case .watchdog(let fired):
+                    if fired {
+                        timedOut = true
+                        group.cancelAll()
+                    }
+                }
+            }
+            return (report, timedOut)
+        }
+        guard timedOut, !Task.isCancelled else { return report }
+        var timed = report
+        switch report.outcome {
+        case .cancelled, .transient:
+            timed.outcome = .transient(TransferError(.timedOut, url: download.url.redacted, detail: "nothing received for \(timeout)"), retryAfter: nil)
+        default:
+            break
+        }
+        return timed
+    }
+
+    private func exchange(activity: ActivityClock) async -> AttemptReport {
+        let url = download.url
+        var httpRequest = RequestBuilder.request(url, headers: download.request.headers, tls: download.tls)
+        if case .resume(let offset, let validator) = plan {
+            httpRequest.headers.replaceOrAdd(name: "Range", value: "bytes=\(offset)-")
+            httpRequest.headers.replaceOrAdd(name: "If-Range", value: validator)
+        }
+        activity.touch()
+        let response: HTTPClientResponse
+        do {
+            let client = try download.downloader.clients.client(for: url)
+            response = try await client.execute(httpRequest, timeout: .nanoseconds(Int64(download.request.readTimeout.nanoseconds)))
+        } catch let error as TransferError {
+            return AttemptReport(outcome: .fatal(error))
+        } catch {
+            return AttemptReport(outcome: Self.outcome(ErrorClassifier.classify(error, url: url)))
+        }
+        activity.touch()
+        var report = AttemptReport(outcome: .completed)
+        guard let (part, validators, refetchLimit) = await prepareBody(response, report: &report) else { return report }
+        return await stream(response.body, into: part, validators: validators, refetchLimit: refetchLimit, activity: activity, report: report)
+    }
+
+    static func outcome(_ verdict: ErrorClassifier.Verdict) -> AttemptOutcome {
+        switch verdict {
+        case .transient(let error): .transient(error, retryAfter: nil)
+        case .fatal(let error): .fatal(error)
+        case .cancelled: .cancelled
+        }
+    }
+
+    /// Decides what the response head means and readies the partial file; nil when the attempt
+    /// ends here (`report.outcome` says how).
+    private func prepareBody(_ response: HTTPClientResponse, report: inout AttemptReport) async -> (PartFile, ResourceValidators, Int64)? {
+        let url = download.url
+        let headers = response.headers
+        let summary = ResponseSummary(
+            status: Int(response.status.code), contentLength: headers.first(name: "content-length").flatMap(ContentLength.parse),
+            contentRange: headers.first(name: "content-range"), etag: headers.first(name: "etag"),
+            lastModified: headers.first(name: "last-modified"), retryAfter: headers.first(name: "retry-after")
+        )
+        let paths = download.paths
+        switch ResumePlanner.decide(plan: plan, metadata: metadata, response: summary) {
+        case .retry(let status):
+            // A Retry-After in the past (or zero) means the usual backoff, not a hot loop.
+            let retryAfter = summary.retryAfter.flatMap { RetryPolicy.parseRetryAfter($0, now: Int64(Date().timeIntervalSince1970)) }
+            report.outcome = .transient(TransferError(.httpStatus(status), url: url.redacted), retryAfter: retryAfter.flatMap { $0 > .zero ? $0 : nil })
+            return nil
+        case .fail(let status):
+            report.outcome = .fatal(TransferError(.httpStatus(status), url: url.redacted))
+            return nil
+        case .restartWithoutRange(let reason):
+            report.outcome = .restart(reason)
+            return nil
+        case .alreadyComplete:
+            report.outcome = .completed
+            return nil
+        case .writeFromStart(let fresh, let restart):
+            if !(await admitted(remaining: fresh.size)) {
+                report.outcome = .limitReached
+                return nil
+            }
+            do throws(FileError) {
+                var refetchLimit: Int64 = 0
+                let part: PartFile
+                if let existing = self.part {
+                    if restart == .rangeIgnored { refetchLimit = existing.length }
+                    try existing.truncate()
+                    part = existing
+                } else {
+                    part = try PartFile(directory: download.directory, name: paths.partName, truncate: true)
+                    report.part = part
+                }
+                // The validators are durable before the first body byte is.
+                let newMetadata = PartialDownload(url: url.storageKey, size: fresh.size, etag: fresh.etag, lastModified: fresh.lastModified, bytesWritten: 0)
+                try MetadataFile.write(newMetadata, name: paths.metadataName, in: download.directory)
+                report.metadata = newMetadata
+                report.restarted = restart != nil
+                return (part, fresh, refetchLimit)
+            } catch {
+                report.outcome = .fatal(error.transferError(url: url.redacted))
+                return nil
+            }
+        case .append(let offset, let known):
+            guard let existing = self.part, existing.length == offset else {
+                report.outcome = .restart(.unexpectedContentRange)
+                return nil
+            }
+            if !(await admitted(remaining: known.size.map { $0 - offset })) {
+                report.outcome = .limitReached
+                return nil
+            }
+            if metadata?.size != known.size || metadata?.etag != known.etag || metadata?.lastModified != known.lastModified {
+                let updated = PartialDownload(url: url.storageKey, size: known.size, etag: known.etag, lastModified: known.lastModified, bytesWritten: offset)
+                try? MetadataFile.write(updated, name: paths.metadataName, in: download.directory)
+                report.metadata = updated
+            }
+            return (existing, known, 0)
+        }
+    }
+
+    private func admitted(remaining: Int64?) async -> Bool {
+        guard let admit else { return true }
+        return await admit(remaining.map { max(0, $0) })
+    }
+}

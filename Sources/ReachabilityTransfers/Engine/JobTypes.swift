@@ -1,0 +1,151 @@
+/// A job's identity within a ``TransferEngine``.
+public struct JobID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    public let rawValue: Int64
+
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+
+    public static func < (lhs: JobID, rhs: JobID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String { String(rawValue) }
+}
+
+/// Where a job stands, modelled on Android DownloadManager's status and reason.
+public enum JobState: Sendable, Hashable, CustomStringConvertible {
+    /// Accepted; waiting for its turn (a free slot for its host) or for its first judgement.
+    case queued
+    /// The network does not allow it: the reason names the predicate that fails.
+    case waiting(TransferWaitReason)
+    case running
+    /// Stopped for a reason outside the network policy: by the user, or between attempts.
+    case paused(JobPauseReason)
+    case succeeded
+    case failed(TransferError)
+    case cancelled
+
+    /// Succeeded, failed or cancelled: nothing more happens to the job.
+    public var isFinal: Bool {
+        switch self {
+        case .succeeded, .failed, .cancelled: true
+        default: false
+        }
+    }
+
+    /// A stable token for JSON: `queued`, `waiting`, `running`, `paused`, `succeeded`, …
+    public var code: String {
+        switch self {
+        case .queued: "queued"
+        case .waiting: "waiting"
+        case .running: "running"
+        case .paused: "paused"
+        case .succeeded: "succeeded"
+        case .failed: "failed"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .queued: "queued"
+        case .waiting(let reason): "waiting: \(reason)"
+        case .running: "running"
+        case .paused(let reason): "paused: \(reason)"
+        case .succeeded: "succeeded"
+        case .failed(let error): "failed: \(error)"
+        case .cancelled: "cancelled"
+        }
+    }
+}
+
+/// Why a job is paused. A struct over a private code, so reasons can be added.
+public struct JobPauseReason: Sendable, Hashable, CustomStringConvertible {
+    private enum Code: Hashable {
+        case byUser
+        case retrying(after: Duration, cause: String)
+    }
+
+    private let code: Code
+
+    /// ``TransferEngine/pause(_:)`` was called.
+    public static let byUser = JobPauseReason(code: .byUser)
+
+    /// Waiting `after` before the next attempt, because of `cause`.
+    public static func retrying(after: Duration, cause: String) -> JobPauseReason {
+        JobPauseReason(code: .retrying(after: after, cause: cause))
+    }
+
+    /// The wait before the next attempt, for ``retrying(after:cause:)``.
+    public var retryAfter: Duration? {
+        if case .retrying(let after, _) = code { return after }
+        return nil
+    }
+
+    /// A stable token for JSON: `byUser`, `retrying`.
+    public var token: String {
+        switch code {
+        case .byUser: "byUser"
+        case .retrying: "retrying"
+        }
+    }
+
+    public var description: String {
+        switch code {
+        case .byUser: "paused by the user"
+        case .retrying(let after, let cause): "retrying in \(ByteCount.seconds(after)) after: \(cause)"
+        }
+    }
+}
+
+/// Bytes a job has moved and has to move.
+public struct JobProgress: Sendable, Hashable {
+    /// Bytes done (on disk for a download, acknowledged for an upload).
+    public var completedBytes: Int64
+    /// The whole size, when known.
+    public var totalBytes: Int64?
+    /// Bytes moved over the network by this job so far, in this process (retries included).
+    public var transferredBytes: Int64
+    /// Bytes moved again although already done once (a server ignoring `Range`).
+    public var refetchedBytes: Int64
+
+    public init(completedBytes: Int64 = 0, totalBytes: Int64? = nil, transferredBytes: Int64 = 0, refetchedBytes: Int64 = 0) {
+        self.completedBytes = completedBytes
+        self.totalBytes = totalBytes
+        self.transferredBytes = transferredBytes
+        self.refetchedBytes = refetchedBytes
+    }
+
+    /// What is left to move, when the size is known.
+    public var remainingBytes: Int64? { totalBytes.map { max(0, $0 - completedBytes) } }
+}
+
+/// Something that happened to a job.
+public struct JobEvent: Sendable, Hashable {
+    public var id: JobID
+    /// The state after the event.
+    public var state: JobState
+    public var progress: JobProgress
+    /// The network the job runs on, while it runs.
+    public var network: TransferNetwork?
+    /// For a finished download: its result.
+    public var download: DownloadResult?
+    /// For a finished upload: its result.
+    public var upload: UploadResult?
+
+    public init(
+        id: JobID, state: JobState, progress: JobProgress, network: TransferNetwork? = nil, download: DownloadResult? = nil,
+        upload: UploadResult? = nil
+    ) {
+        self.id = id
+        self.state = state
+        self.progress = progress
+        self.network = network
+        self.download = download
+        self.upload = upload
+    }
+}
+
+/// What a job's last run produced.
+enum JobOutput: Sendable {
+    case download(DownloadResult)
+    case upload(UploadResult)
+    case none
+}

@@ -1,0 +1,259 @@
+import Synchronization
+
+/// Owns transfer jobs: downloads, uploads, and any async body that moves data, each gated by its own
+/// ``TransferGate`` on the route to its server, with a state, a reason and events. Modelled on
+/// Android's DownloadManager: submit a job, watch its ``JobEvent``s, pause, resume or cancel it
+/// by id. Host slots are taken only once the network allows a job, so a small allowed file
+/// never waits behind big ones queued for Wi-Fi. This is the engine `reach get` and the
+/// daemon run.
+///
+/// ```swift
+/// let engine = TransferEngine(monitor: NetworkMonitor())
+/// let id = try engine.submit(.download(DownloadRequest(url: url, destination: "/srv/update.img"),
+///                                      policy: TransferPolicy(cellularSizeLimit: 50_000_000)))
+/// let final = await engine.result(of: id)
+/// ```
+public final class TransferEngine: Sendable {
+    /// Limits on running jobs.
+    public struct Configuration: Sendable, Hashable {
+        /// Jobs running at once against one host.
+        public var perHost: Int
+        /// Jobs running at once in all.
+        public var maxRunning: Int
+
+        public init(perHost: Int = 2, maxRunning: Int = 8) {
+            self.perHost = perHost
+            self.maxRunning = maxRunning
+        }
+    }
+
+    struct Record {
+        var job: TransferJob
+        var event: JobEvent
+        var runner: JobRunner
+        var task: Task<Void, Never>?
+        var waiters: [CheckedContinuation<JobEvent?, Never>] = []
+    }
+
+    let monitor: NetworkMonitor
+    public let downloader: Downloader
+    /// Uploads on the downloader's HTTP clients and retry policy.
+    public let uploader: Uploader
+    let slots: HostSlots
+    private let makeGate: @Sendable (TransferPolicy, String?) -> TransferGate
+    private let records = Mutex<[JobID: Record]>([:])
+    private let nextID = Atomic<Int64>(0)
+    private let hub = EventHub()
+
+    /// An engine over `monitor`, downloading with `downloader` (by default its own, with the
+    /// environment's proxies).
+    public convenience init(monitor: NetworkMonitor, downloader: Downloader = Downloader(), configuration: Configuration = Configuration()) {
+        self.init(monitor: monitor, downloader: downloader, configuration: configuration, clock: ContinuousClock())
+    }
+
+    /// An engine whose gates settle on `clock` (a test clock in tests).
+    public init<C: Clock>(monitor: NetworkMonitor, downloader: Downloader, configuration: Configuration, clock: C) where C.Duration == Duration {
+        self.monitor = monitor
+        self.downloader = downloader
+        uploader = Uploader(clients: downloader.clients, retryPolicy: downloader.retryPolicy)
+        slots = HostSlots(perHost: configuration.perHost, total: configuration.maxRunning)
+        makeGate = { policy, host in TransferGate(monitor: monitor, policy: policy, destination: host, clock: clock) }
+    }
+
+    /// Every event of every job from now on (state changes and progress), for as long as it is
+    /// iterated.
+    public func events() -> AsyncStream<JobEvent> { hub.subscribe() }
+
+    /// Adds `job` and starts judging it; returns its id.
+    /// - Throws: ``TransferError`` for a job that cannot run at all (bad URL, a destination
+    ///   that is not a regular file, another download into the same file, an upload's file
+    ///   that is missing or not a regular file), before any traffic.
+    @discardableResult
+    public func submit(_ job: TransferJob) throws(TransferError) -> JobID {
+        let id = JobID(nextID.wrappingAdd(1, ordering: .relaxed).newValue)
+        try submit(job, id: id)
+        return id
+    }
+
+    /// Adds `job` under `id` (an id the caller keeps, such as a database row's).
+    public func submit(_ job: TransferJob, id: JobID) throws(TransferError) {
+        var download: Download?
+        var counters = JobRunner.Counters()
+        switch job.work {
+        case .download(let request):
+            let prepared = try downloader.prepare(request)
+            download = prepared
+            // The size from the part metadata, when an earlier run left one.
+            let known = prepared.knownProgress()
+            counters.remaining = known.remainingBytes
+            counters.progress = known
+        case .upload(let request):
+            let estimate = try Uploader.estimate(request)
+            counters.remaining = estimate.remaining
+            counters.progress = JobProgress(completedBytes: estimate.size - estimate.remaining, totalBytes: estimate.size)
+        case .body(_, let expectedBytes, _):
+            counters.remaining = expectedBytes
+            counters.progress.totalBytes = expectedBytes
+        }
+        let runner = JobRunner(engine: self, id: id, job: job, download: download, initial: counters)
+        let event = JobEvent(id: id, state: .queued, progress: counters.progress)
+        records.withLock { $0[id] = Record(job: job, event: event, runner: runner) }
+        hub.publish(event)
+        start(id)
+    }
+
+    /// The job's latest event (state and progress); nil for an unknown id.
+    public func status(of id: JobID) -> JobEvent? { records.withLock { $0[id]?.event } }
+
+    /// Every job's latest event, by id.
+    public func jobs() -> [JobEvent] { records.withLock { $0.values.map(\.event) }.sorted { $0.id < $1.id } }
+
+    /// Waits until the job is finished (succeeded, failed or cancelled) and returns its last
+    /// event; nil for an unknown id.
+    public func result(of id: JobID) async -> JobEvent? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<JobEvent?, Never>) in
+            let ready = records.withLock { records -> JobEvent?? in
+                guard var record = records[id] else { return .some(nil) }
+                if record.event.state.isFinal { return .some(record.event) }
+                record.waiters.append(continuation)
+                records[id] = record
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Stops the job, keeping what it did (a download's partial file); state `paused(byUser)`.
+    /// False for an unknown or finished job.
+    @discardableResult
+    public func pause(_ id: JobID) async -> Bool {
+        guard await stopRunner(id) else { return false }
+        update(id, state: .paused(.byUser))
+        return true
+    }
+
+    /// Resumes a job paused by ``pause(_:)``. False for an unknown job or one not paused by the user.
+    @discardableResult
+    public func resume(_ id: JobID) -> Bool {
+        let paused = records.withLock { records in
+            guard let record = records[id], case .paused(let reason) = record.event.state, reason == .byUser else { return false }
+            return record.task == nil
+        }
+        guard paused else { return false }
+        update(id, state: .queued)
+        start(id)
+        return true
+    }
+
+    /// Stops the job for good and removes what it left (a download's partial file).
+    @discardableResult
+    public func cancel(_ id: JobID) async -> Bool {
+        guard await stopRunner(id) else { return false }
+        records.withLock { $0[id]?.runner.download }?.discardPartial()
+        finish(id, state: .cancelled)
+        return true
+    }
+
+    /// Cancels the job's runner, if it has one, and waits for it to end; false for an unknown
+    /// or finished job.
+    private func stopRunner(_ id: JobID) async -> Bool {
+        guard let task = records.withLock({ records -> Task<Void, Never>?? in
+            guard var record = records[id], !record.event.state.isFinal else { return nil }
+            defer { record.task = nil; records[id] = record }
+            return .some(record.task)
+        }) else { return false }
+        task?.cancel()
+        await task?.value
+        return true
+    }
+
+    /// Stops every job (as a pause: partial files kept) and waits for them.
+    public func shutdown() async {
+        let tasks = records.withLock { records in
+            records.keys.compactMap { id -> Task<Void, Never>? in
+                let task = records[id]?.task
+                records[id]?.task = nil
+                return task
+            }
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
+    // MARK: Running
+
+    private func start(_ id: JobID) {
+        guard let record = records.withLock({ $0[id] }) else { return }
+        let gate = makeGate(record.job.policy, record.job.host)
+        let runner = record.runner
+        let task = Task { [self] in
+            do {
+                let executor = JobExecutor(runner: runner)
+                let output = try await gate.drive(executor, runner.transfer(updating: Transfer()), onEvent: { [self] event in
+                    self.gateEvent(id, event)
+                })
+                finish(id, state: .succeeded, output: output)
+            } catch is CancellationError {
+                // Paused or cancelled by the user, or shut down: they set the state.
+            } catch let error as TransferError where error.kind == .cancelled && Task.isCancelled {
+                // The same, seen from inside a download.
+            } catch let error as TransferError {
+                finish(id, state: .failed(error))
+            } catch {
+                finish(id, state: .failed(TransferError(.io, url: "", detail: "\(error)")))
+            }
+        }
+        records.withLock { records in
+            if records[id]?.event.state.isFinal == false { records[id]?.task = task }
+        }
+    }
+
+    private func gateEvent(_ id: JobID, _ event: TransferGate.Event) {
+        switch event {
+        case .waiting(let reason), .paused(let reason): update(id, state: .waiting(reason))
+        case .started, .resumed: break  // the runner reports queued/running
+        }
+    }
+
+    /// Records a new state (and progress, network) and publishes it; ignored once final.
+    func update(_ id: JobID, state: JobState, progress: JobProgress? = nil, network: TransferNetwork? = nil) {
+        let event = records.withLock { records -> JobEvent? in
+            guard var record = records[id], !record.event.state.isFinal else { return nil }
+            if record.event.state == state && progress == nil && network == record.event.network { return nil }
+            record.event.state = state
+            if let progress { record.event.progress = progress }
+            record.event.network = state == .running ? (network ?? record.event.network) : nil
+            records[id] = record
+            return record.event
+        }
+        if let event { hub.publish(event) }
+    }
+
+    private func finish(_ id: JobID, state: JobState, output: JobOutput = .none) {
+        let (event, waiters) = records.withLock { records -> (JobEvent?, [CheckedContinuation<JobEvent?, Never>]) in
+            guard var record = records[id], !record.event.state.isFinal else { return (nil, []) }
+            record.event.state = state
+            record.event.network = nil
+            switch output {
+            case .download(let result):
+                record.event.download = result
+                record.event.progress.completedBytes = result.bytes
+                record.event.progress.totalBytes = result.bytes
+            case .upload(let result):
+                record.event.upload = result
+                record.event.progress.completedBytes = result.bytes
+                record.event.progress.totalBytes = result.bytes
+            case .none:
+                break
+            }
+            let waiters = record.waiters
+            record.waiters = []
+            record.task = nil
+            records[id] = record
+            return (record.event, waiters)
+        }
+        guard let event else { return }
+        hub.publish(event)
+        for waiter in waiters { waiter.resume(returning: event) }
+    }
+}

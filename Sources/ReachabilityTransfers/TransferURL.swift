@@ -1,0 +1,83 @@
+import Crypto
+import Foundation
+
+/// A transfer's URL, split into what is sent, what is shown and what is stored. Credentials in
+/// the URL (`https://user:pass@host/…`) are sent as `Authorization: Basic` and never appear in
+/// a message, a log line, JSON or a file; query parameters that look like secrets
+/// (`token=`, `sig=`, `X-Amz-Signature=`, …) are shown as `***`.
+public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
+    /// The URL as given.
+    private let original: String
+    /// The URL requested: without userinfo.
+    public let requestURL: String
+    /// The `Authorization` header value for userinfo in the URL.
+    let authorization: String?
+    /// The URL with userinfo and secret query values replaced by `***`: for messages and JSON.
+    public let redacted: String
+    /// The host, without brackets or port (what routes are looked up for).
+    public let host: String
+    /// What identifies the resource in a sidecar file without a secret in it: the redacted URL,
+    /// plus a digest of the requested URL when something was redacted.
+    let storageKey: String
+
+    /// Parses an `http` or `https` URL with a host; nil otherwise.
+    public init?(_ text: String) {
+        guard text.utf8.count <= 64 << 10, var components = URLComponents(string: text),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty
+        else { return nil }
+        if let port = components.port, !(1...65535).contains(port) { return nil }
+        original = text
+        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if let user = components.user {
+            let pair = user + ":" + (components.password ?? "")
+            authorization = "Basic " + Data(pair.utf8).base64EncodedString()
+        } else {
+            authorization = nil
+        }
+        components.user = nil
+        components.password = nil
+        requestURL = components.string ?? text
+        var shown = components
+        if authorization != nil { shown.percentEncodedUser = "***" }
+        let items = shown.percentEncodedQueryItems ?? []
+        let hasSecretQuery = items.contains { Self.isSecret($0.name) && $0.value != nil }
+        if hasSecretQuery {
+            shown.percentEncodedQueryItems = items.map { item in
+                Self.isSecret(item.name) && item.value != nil ? URLQueryItem(name: item.name, value: "***") : item
+            }
+        }
+        redacted = shown.string ?? "(unprintable URL)"
+        if !hasSecretQuery {
+            storageKey = requestURL
+        } else {
+            let digest = SHA256.hash(data: Array(requestURL.utf8)).map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+            storageKey = redacted + " sha256:" + digest.prefix(32)
+        }
+    }
+
+    public var description: String { redacted }
+
+    /// `text` with anything between `://` and an `@` replaced by `***`: for a URL that does not
+    /// even parse, in an error message.
+    public static func redactingUserinfo(_ text: String) -> String {
+        guard let at = text.firstIndex(of: "@"), let scheme = text.range(of: "://"), scheme.upperBound <= at else { return text }
+        return String(text[..<scheme.upperBound]) + "***" + String(text[at...])
+    }
+
+    /// Query parameter names treated as secrets (case-insensitive substrings).
+    static let secretNames = ["token", "sig", "secret", "password", "passwd", "pwd", "key", "credential", "auth", "session"]
+
+    static func isSecret(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return secretNames.contains { lowered.contains($0) }
+    }
+
+    /// `text` with every occurrence of the original URL (and its userinfo) redacted: for error
+    /// details that quote the URL.
+    func redact(_ text: String) -> String {
+        var out = text.replacingOccurrences(of: original, with: redacted)
+        if original != requestURL { out = out.replacingOccurrences(of: requestURL, with: redacted) }
+        return out
+    }
+}
