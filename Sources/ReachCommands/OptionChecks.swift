@@ -1,5 +1,5 @@
 import ArgumentParser
-import ReachabilityCore
+package import ReachabilityCore
 import ReachabilityLinux
 
 /// Range checks for numeric options: every number a user types is checked here before it

@@ -5,8 +5,8 @@ import ReachabilityLinux
 import Glibc
 #endif
 
-/// A real upload server for a test, listening on 127.0.0.1 (inside a ``TestNamespace`` when
-/// given), with its own scratch directory; ``stop()`` ends it and removes the directory.
+/// A real upload server for a test, listening on 127.0.0.1 or a given IPv4 address (inside a
+/// ``TestNamespace`` when given), with its own scratch directory; ``stop()`` ends it and removes the directory.
 ///
 /// - ``tus(in:credentials:rate:)``: tuspyserver (PyPI), a tus 1.0 server, under uvicorn;
 ///   uploads are created at ``url``.
@@ -21,7 +21,7 @@ public final class UploadTestServer: Sendable {
     /// Where uploads land: the tus files directory, the DAV document root, uploadserver's
     /// directory.
     public let directory: String
-    /// The port on 127.0.0.1.
+    /// The port on the server's address.
     public let port: Int
     /// The URL uploads go to: `…/files/` (tus), `…/` (DAV), `…/upload` (multipart).
     public let url: String
@@ -71,16 +71,18 @@ public final class UploadTestServer: Sendable {
 
     /// tuspyserver on a kernel-chosen port. `credentials` (`user:password`) makes it require
     /// HTTP Basic; `rate` limits how fast it reads request bodies (bytes per second).
-    public static func tus(in namespace: TestNamespace? = nil, credentials: String? = nil, rate: Int? = nil) throws -> UploadTestServer {
+    public static func tus(
+        in namespace: TestNamespace? = nil, address: String = "127.0.0.1", credentials: String? = nil, rate: Int? = nil
+    ) throws -> UploadTestServer {
         guard let python, let root = packageRoot else { throw missing("tuspyserver (run scripts/testservers/setup.sh)") }
         let scratch = try makeScratch("tus")
         let files = scratch + "/files"
-        var arguments = [python, root + "/scripts/testservers/tus_app.py", files]
+        var arguments = [python, root + "/scripts/testservers/tus_app.py", files, "--host", address]
         if let credentials { arguments += ["--auth", credentials] }
         if let rate { arguments += ["--rate", String(rate)] }
         let (process, line) = try launch(arguments, in: namespace, scratch: scratch) { $0.hasPrefix("listening on ") }
         guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else { throw failure("tus server said '\(line)'", scratch) }
-        return UploadTestServer(directory: files, port: port, url: "http://127.0.0.1:\(port)/files/", scratch: scratch, process: process)
+        return UploadTestServer(directory: files, port: port, url: "http://\(address):\(port)/files/", scratch: scratch, process: process)
     }
 
     /// uploadserver on a kernel-chosen port; `credentials` (`user:password`) makes uploads
@@ -191,7 +193,7 @@ extension UploadTestServer {
     /// read). As root its children run as `nobody`, which owns the document root. With `tls`
     /// it speaks HTTPS (mod_ssl) with a certificate for 127.0.0.1 from a throwaway CA
     /// (``caFile``).
-    public static func dav(in namespace: TestNamespace? = nil, tls: Bool = false) throws -> UploadTestServer {
+    public static func dav(in namespace: TestNamespace? = nil, address: String = "127.0.0.1", tls: Bool = false) throws -> UploadTestServer {
         guard apacheAvailable else { throw missing("apache2 (run scripts/setup.sh apache2)") }
         var lastError: (any Error)?
         for _ in 0..<3 {
@@ -199,7 +201,7 @@ extension UploadTestServer {
             do {
                 if tls { try makeCertificates(in: scratch) }
                 let port = namespace == nil ? freePort() : Int.random(in: 20000...40000)
-                return try startDav(port: port, in: namespace, scratch: scratch, tls: tls)
+                return try startDav(port: port, address: address, in: namespace, scratch: scratch, tls: tls)
             } catch {
                 lastError = error
             }
@@ -207,7 +209,7 @@ extension UploadTestServer {
         throw lastError ?? missing("apache2")
     }
 
-    private static func startDav(port: Int, in namespace: TestNamespace?, scratch: String, tls: Bool) throws -> UploadTestServer {
+    private static func startDav(port: Int, address: String, in namespace: TestNamespace?, scratch: String, tls: Bool) throws -> UploadTestServer {
         let root = scratch + "/root"
         let lock = scratch + "/lock"
         for directory in [root, lock] {
@@ -217,8 +219,8 @@ extension UploadTestServer {
         }
         let configuration = """
             ServerRoot "\(scratch)"
-            ServerName 127.0.0.1
-            Listen 127.0.0.1:\(port)
+            ServerName \(address)
+            Listen \(address):\(port)
             PidFile \(scratch)/httpd.pid
             ErrorLog \(scratch)/error.log
             LogLevel notice
@@ -252,7 +254,7 @@ extension UploadTestServer {
             let log = (try? String(contentsOfFile: scratch + "/error.log", encoding: .utf8)) ?? ""
             if log.contains("resuming normal operations") {
                 return UploadTestServer(
-                    directory: root, port: port, url: "\(tls ? "https" : "http")://127.0.0.1:\(port)/", scratch: scratch,
+                    directory: root, port: port, url: "\(tls ? "https" : "http")://\(address):\(port)/", scratch: scratch,
                     process: process, accessLog: scratch + "/access.log", caFile: tls ? scratch + "/ca.pem" : nil)
             }
             usleep(20_000)

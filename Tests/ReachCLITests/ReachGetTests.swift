@@ -62,25 +62,14 @@ private func jsonEvents(_ stream: ReachStream) -> [[String: Any]] {
     stream.received.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
 }
 
-/// A client namespace with a Wi-Fi veth (`va`, 10.1.0.2) and a cellular one (`wa`, 10.2.0.2), both
-/// to a server namespace whose test server listens on 10.9.0.1: the client reaches the server
-/// only by the routes a test adds, never by a default route. (Roles come from overrides.)
+/// ``RoutedNamespaces`` with a test server on the server's address.
 private func routedServerNamespaces() async throws -> (TestNamespace, TestServer, TemporaryDirectory) {
-    let client = try TestNamespace()
-    let serverSide = try TestNamespace()
-    try client.ipBatch(["link add va type veth peer name va-peer", "link add wa type veth peer name wa-peer"])
-    try client.moveLink("va-peer", to: serverSide)
-    try client.moveLink("wa-peer", to: serverSide)
-    try client.ipBatch(["link set va up", "link set wa up", "addr add 10.1.0.2/24 dev va", "addr add 10.2.0.2/24 dev wa"])
-    try serverSide.ipBatch([
-        "link set va-peer up", "link set wa-peer up", "addr add 10.1.0.1/24 dev va-peer", "addr add 10.2.0.1/24 dev wa-peer",
-        "addr add 10.9.0.1/32 dev lo",
-    ])
-    for _ in 0..<300 where !(try client.ip("link", "show", "wa").contains("LOWER_UP")) { try await Task.sleep(for: .milliseconds(10)) }
+    let namespaces = try await RoutedNamespaces()
     let files = try TemporaryDirectory()
     try FileManager.default.createDirectory(atPath: files.path + "/out", withIntermediateDirectories: true)
-    let server = try await TestServer(root: files.path, log: files.path + "/requests.log", in: serverSide, address: "10.9.0.1")
-    return (client, server, files)
+    let server = try await TestServer(
+        root: files.path, log: files.path + "/requests.log", in: namespaces.server, address: RoutedNamespaces.serverAddress)
+    return (namespaces.client, server, files)
 }
 
 @Suite("reach get", .enabled(if: TestNamespace.isSupported), .serialized)

@@ -104,32 +104,28 @@ struct ReachUploadTests {
 
     @Test(.enabled(if: TestNamespace.isSupported && serversReady))
     func pausesWhenTheRouteMovesToCellularAndResumesByTus() async throws {
-        let ns = try TestNamespace()
-        try ns.ipBatch([
-            "link add va type veth peer name va-peer", "link add wa type veth peer name wa-peer",
-            "link set va-peer up", "link set wa-peer up", "link set va up", "link set wa up",
-            "addr add 10.1.0.2/24 dev va", "addr add 10.2.0.2/24 dev wa",
-        ])
-        for _ in 0..<300 where !(try ns.ip("link", "show", "wa").contains("LOWER_UP")) { try await Task.sleep(for: .milliseconds(10)) }
-        try ns.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "100")
+        let namespaces = try await RoutedNamespaces()
+        let ns = namespaces.client
+        // No default route: the server is reached by a host route over the "Wi-Fi" veth.
+        try namespaces.route(via: .wifi, metric: 100)
         let files = try TemporaryDirectory()
         defer { files.remove() }
         let size = 8_000_000
         let source = try randomFile(files, "video.mp4", bytes: size)
         let state = files.path + "/state"
-        let server = try UploadTestServer.tus(in: ns, rate: 2_000_000)
+        let server = try UploadTestServer.tus(in: namespaces.server, address: RoutedNamespaces.serverAddress, rate: 2_000_000)
         defer { server.stop() }
 
         let upload = try ReachStream(
-            ["upload", "--json", "--no-cellular", "--settle", "0.2", "--override", "va=wifi", "--override", "wa=cellular",
-             "--sysfs-root", "/nonexistent", "--state-dir", state, source.path, server.url], in: ns)
+            ["upload", "--json", "--no-cellular", "--settle", "0.2"] + RoutedNamespaces.overrides + ["--state-dir", state, source.path, server.url],
+            in: ns)
         defer { upload.stop() }
-        _ = try await upload.waitForLine { $0.contains("\"event\":\"progress\"") }
+        _ = try await upload.waitForLine { $0.contains("\"event\":\"progress\"") && !$0.contains("\"sent\":0}") }
         let location = try #require(try record(in: state)?["location"] as? String)
         try await server.waitForStoredBytes(location, atLeast: 1_000_000)
 
-        // A cheaper default route through the "cellular" veth: the upload pauses.
-        try ns.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        // A cheaper route to the server through the "cellular" veth: the upload pauses.
+        try namespaces.route(via: .cellular, metric: 10)
         let paused = try await upload.waitForLine { $0.contains("\"event\":\"paused\"") }
         #expect(paused.contains("\"reason\":\"cellularNotAllowed\""))
         let pausedAt = upload.received.count
@@ -137,7 +133,7 @@ struct ReachUploadTests {
         let held = try await settledOffset(location, server: server, in: ns)
         #expect(held > 0 && held < Int64(size))
 
-        try ns.ip("route", "del", "default", "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        try namespaces.removeRoute(via: .cellular, metric: 10)
         _ = try await upload.waitForLine(after: pausedAt) { $0.contains("\"event\":\"resumed\"") }
         let doneLine = try await upload.waitForLine(bound: .seconds(60)) { $0.contains("\"event\":\"done\"") }
         #expect(upload.waitForExit() == 0)
@@ -204,13 +200,15 @@ struct ReachUploadTests {
 
     @Test(.enabled(if: TestNamespace.isSupported && serversReady))
     func anUploadOverTheCellularLimitWaitsWithoutTraffic() async throws {
-        let ns = try await onlineNamespace()
+        let namespaces = try await RoutedNamespaces()
+        let ns = namespaces.client
+        try namespaces.route(via: .cellular, metric: 100)
         let files = try TemporaryDirectory()
         defer { files.remove() }
         let source = try randomFile(files, "clip.bin", bytes: 100_000)
-        let server = try UploadTestServer.dav(in: ns)
+        let server = try UploadTestServer.dav(in: namespaces.server, address: RoutedNamespaces.serverAddress)
         defer { server.stop() }
-        let common = ["upload", "--json", "--override", "up0=cellular", "--sysfs-root", "/nonexistent", "--state-dir", files.path + "/state"]
+        let common = ["upload", "--json"] + RoutedNamespaces.overrides + ["--state-dir", files.path + "/state"]
 
         let waiting = try ReachStream(common + ["--max-cellular", "50KB", source.path, server.url + "clip.bin"], in: ns)
         defer { waiting.stop() }

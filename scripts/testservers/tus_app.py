@@ -1,10 +1,10 @@
 """A tus 1.0 server for the upload tests: tuspyserver's FastAPI router, served by uvicorn.
 
-    tus_app.py FILES_DIR [--auth USER:PASSWORD] [--rate BYTES_PER_SECOND]
+    tus_app.py FILES_DIR [--host ADDRESS] [--auth USER:PASSWORD] [--rate BYTES_PER_SECOND]
 
-Uploads are created at http://127.0.0.1:PORT/files/ and stored in FILES_DIR (the data in
-FILES_DIR/UUID). It listens on 127.0.0.1 on a port the kernel picks, and prints
-"listening on 127.0.0.1:PORT" once connections are accepted. --auth requires HTTP Basic
+Uploads are created at http://ADDRESS:PORT/files/ and stored in FILES_DIR (the data in
+FILES_DIR/UUID). It listens on ADDRESS (127.0.0.1 by default) on a port the kernel picks, and
+prints "listening on ADDRESS:PORT" once connections are accepted. --auth requires HTTP Basic
 credentials; --rate reads request bodies no faster than that, so a test can stop an upload
 part-way. Runs until killed.
 """
@@ -62,16 +62,17 @@ def make_app(files_dir, credentials, rate):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("files_dir")
+    parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--auth")
     parser.add_argument("--rate", type=int)
     args = parser.parse_args()
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind((args.host, 0))
     sock.listen(128)
     # Listening already: connections queue until uvicorn accepts them.
-    print(f"listening on 127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    print(f"listening on {args.host}:{sock.getsockname()[1]}", flush=True)
 
     config = uvicorn.Config(make_app(args.files_dir, args.auth, args.rate), log_level="warning", lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])

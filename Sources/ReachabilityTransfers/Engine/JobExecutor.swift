@@ -124,10 +124,10 @@ final class JobRunner: Sendable {
         let (overBudget, signal) = AsyncStream.makeStream(of: Void.self)
         let uploader = engine.uploader
         return try await withThrowingTaskGroup(of: UploadResult??.self) { group in
-            group.addTask { [weak self] in
+            group.addTask { [self] in
                 defer { signal.finish() }
                 return .some(try await uploader.upload(request) { progress in
-                    self?.account(progress, on: run.network)
+                    self.account(progress, on: run.network)
                     if let budget, progress.bytesSentThisRun >= budget { signal.yield() }
                 })
             }
