@@ -87,9 +87,10 @@ enum DestinationCheck {
         return (info.st_mode & 0o1777, (info.st_uid, info.st_gid))
     }
 
-    /// The umask, from `/proc/self/status` (Linux 4.7+): setting it to read it would race
-    /// other threads creating files. 022 when unreadable.
-    static let processUmask: mode_t = {
+    /// The umask now, from `/proc/self/status` (Linux 4.7+): setting it to read it would race
+    /// other threads creating files. 022 when unreadable. Read per download (a daemon's umask
+    /// can change), one small read.
+    static var processUmask: mode_t {
         guard let file = fopen("/proc/self/status", "re") else { return 0o022 }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 256)
@@ -100,5 +101,5 @@ enum DestinationCheck {
             return mode_t(digits, radix: 8).map { $0 & 0o777 } ?? 0o022
         }
         return 0o022
-    }()
+    }
 }

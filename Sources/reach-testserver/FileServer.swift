@@ -82,11 +82,15 @@ struct LogEntry {
     var start: Int64?
     /// How the response ended: `complete`, `truncated`, `reset`, `aborted` (peer went away).
     var outcome: String = "complete"
+    /// `Authorization`, `User-Agent` and every `X-…` header, `name: value`, as received: what
+    /// a test checks a client sent.
+    var headers: [String] = []
 
     var json: String {
         "{\"method\":\(JSONText.quoted(method)),\"path\":\(JSONText.quoted(path)),\"query\":\(JSONText.quoted(query)),"
             + "\"range\":\(JSONText.optional(range)),\"ifRange\":\(JSONText.optional(ifRange)),\"status\":\(status),"
-            + "\"bytes\":\(bytes),\"start\":\(start.map { String($0) } ?? "null"),\"outcome\":\(JSONText.quoted(outcome))}"
+            + "\"bytes\":\(bytes),\"start\":\(start.map { String($0) } ?? "null"),\"outcome\":\(JSONText.quoted(outcome)),"
+            + "\"headers\":[\(headers.map(JSONText.quoted).joined(separator: ","))]}"
     }
 }
 
@@ -173,7 +177,17 @@ final class FileServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             method: head.method.rawValue, path: path, query: query,
             range: head.headers.first(name: "range"), ifRange: head.headers.first(name: "if-range")
         )
+        entry.headers = head.headers.filter { name, _ in
+            let lower = name.lowercased()
+            return lower == "authorization" || lower == "user-agent" || lower.hasPrefix("x-")
+        }.map { "\($0.name): \($0.value)" }
         let keepAlive = head.isKeepAlive
+
+        if let target = items["redirect"] {
+            let location = target == "self" ? head.uri : target
+            sendSimple(context: context, status: 302, headers: ["Location": location], text: "", head: head, keepAlive: keepAlive, entry: &entry)
+            return
+        }
 
         if let failures = items["fail"].flatMap(Int.init), failures > 0,
             server.countRequest(for: head.uri) <= failures

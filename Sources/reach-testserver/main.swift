@@ -15,8 +15,10 @@
 //   noetag=1, nolastmodified=1   omit that validator
 //   nohead=1                  refuse HEAD with 405
 //   chunked=1                 no Content-Length: a chunked body (the size hidden)
+//   redirect=TARGET           302 to TARGET; redirect=self: to this very target (a loop)
 // --log FILE appends one JSON object per request: method, path, query, range, ifRange, status,
-// bytes (body bytes sent), start (first body offset), outcome.
+// bytes (body bytes sent), start (first body offset), outcome, headers (Authorization,
+// User-Agent and X-* as `name: value`).
 // SIGTERM and SIGINT close the listener and exit 0.
 
 import Dispatch

@@ -24,10 +24,11 @@ struct ReachResult {
     var stderr: String
 }
 
-/// Runs `reach ARGS…` (inside `namespace` when given) to completion.
-func reach(_ arguments: [String], in namespace: TestNamespace? = nil) throws -> ReachResult {
+/// Runs `reach ARGS…` (inside `namespace` when given, with `environment` added) to completion.
+func reach(_ arguments: [String], in namespace: TestNamespace? = nil, environment: [String: String] = [:]) throws -> ReachResult {
     let command = [reachBinary] + arguments
-    return try runToCompletion("/usr/bin/env", namespace.map { ["nsenter", "--net=\($0.namespace.path)"] + command } ?? command)
+    let settings = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    return try runToCompletion("/usr/bin/env", settings + (namespace.map { ["nsenter", "--net=\($0.namespace.path)"] + command } ?? command))
 }
 
 /// Runs `bash -c SCRIPT` to completion: for redirections (`> /dev/full`) and pipelines.

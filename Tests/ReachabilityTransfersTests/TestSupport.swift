@@ -78,6 +78,8 @@ struct LoggedRequest: Sendable {
     var bytes: Int64
     var start: Int64?
     var outcome: String
+    /// `Authorization`, `User-Agent` and `X-…` headers as `name: value`.
+    var headers: [String]
 }
 
 /// A `reach-testserver` process on 127.0.0.1 with its own document root and log, plus a
@@ -167,7 +169,8 @@ final class TestServer {
                 status: (object["status"] as? NSNumber)?.intValue ?? 0,
                 bytes: (object["bytes"] as? NSNumber)?.int64Value ?? 0,
                 start: (object["start"] as? NSNumber)?.int64Value,
-                outcome: object["outcome"] as? String ?? ""
+                outcome: object["outcome"] as? String ?? "",
+                headers: object["headers"] as? [String] ?? []
             )
         }
     }

@@ -1,0 +1,211 @@
+import Foundation
+import Reachability
+import ReachabilityCore
+import ReachabilityTestKit
+import ReachabilityTransfers
+import Synchronization
+import Testing
+
+private let running: LinkFlags = [.up, .lowerUp, .running]
+
+/// One uplink, `name`, with a default route: its role comes from the overrides below.
+private func snapshot(_ name: String) -> NetworkSnapshot {
+    NetworkSnapshot(
+        interfaces: [InterfaceFacts(name: name, index: 2, flags: running, hardwareType: 1, kind: "veth")],
+        addresses: [InterfaceAddress(interfaceIndex: 2, family: .ipv4, address: "192.0.2.2", prefixLength: 24)],
+        defaultRoutes: [DefaultRoute(family: .ipv4, interfaceIndex: 2)])
+}
+
+private func engine(_ source: FakeNetworkSource, perHost: Int = 2, downloader: Downloader = Downloader(proxies: ProxySettings())) throws
+    -> TransferEngine
+{
+    let monitor = NetworkMonitor(
+        source: source,
+        configuration: MonitorConfiguration(overrides: [try OverrideRule(parsing: "wifi0=wifi"), try OverrideRule(parsing: "cell0=cellular")]),
+        clock: ContinuousClock())
+    return TransferEngine(
+        monitor: monitor, downloader: downloader, configuration: .init(perHost: perHost, maxRunning: 8), clock: ContinuousClock())
+}
+
+/// A job body that runs until told to finish or cancelled, counting its runs.
+private final class Body: Sendable {
+    let runs = Mutex(0)
+    let finish = Mutex(false)
+
+    func run(_ context: JobContext) async throws {
+        runs.withLock { $0 += 1 }
+        while !finish.withLock({ $0 }) {
+            try Task.checkCancellation()
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    var runCount: Int { runs.withLock { $0 } }
+}
+
+/// An engine on the kernel's state (a download is judged by the route to its server: for one
+/// on 127.0.0.1 that is loopback, always allowed).
+private func kernelEngine(_ downloader: Downloader) -> TransferEngine {
+    TransferEngine(monitor: NetworkMonitor(), downloader: downloader)
+}
+
+/// Polls the job's state until `predicate` holds (bounded: about 30 s, for a broken test).
+private func waitUntil(_ engine: TransferEngine, _ id: JobID, _ predicate: (JobState) -> Bool) async throws -> JobState {
+    for _ in 0..<30_000 {
+        if let state = engine.status(of: id)?.state, predicate(state) { return state }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+    throw TestFailure("job \(id) stayed \(engine.status(of: id)?.state.description ?? "unknown")")
+}
+
+private let allowAtOnce = TransferPolicy(resumeAfter: .zero)
+private let wifiOnly = TransferPolicy(allowsCellular: false, resumeAfter: .zero)
+
+@Suite("TransferEngine")
+struct TransferEngineTests {
+    @Test func aJobGoesFromQueuedToRunningToSucceeded() async throws {
+        let engine = try engine(FakeNetworkSource(initial: snapshot("wifi0")))
+        let events = engine.events()
+        let body = Body()
+        let id = try engine.submit(.work(host: nil, policy: allowAtOnce, body.run))
+        _ = try await waitUntil(engine, id) { $0 == .running }
+        body.finish.withLock { $0 = true }
+        let final = await engine.result(of: id)
+        #expect(final?.state == .succeeded)
+        var states: [String] = []
+        for await event in events where event.id == id {
+            if states.last != event.state.code { states.append(event.state.code) }
+            if event.state.isFinal { break }
+        }
+        #expect(states == ["queued", "running", "succeeded"])
+        #expect(engine.jobs().map(\.id) == [id])
+    }
+
+    @Test func aWaitingJobNamesThePredicateThatFails() async throws {
+        let source = FakeNetworkSource(initial: snapshot("cell0"))
+        let engine = try engine(source)
+        let body = Body()
+        let id = try engine.submit(.work(host: nil, policy: wifiOnly, body.run))
+        let state = try await waitUntil(engine, id) { $0 != .queued }
+        #expect(state == .waiting(.cellularNotAllowed))
+        #expect(body.runCount == 0)
+        source.send(snapshot("wifi0"))
+        _ = try await waitUntil(engine, id) { $0 == .running }
+        body.finish.withLock { $0 = true }
+        #expect(await engine.result(of: id)?.state == .succeeded)
+    }
+
+    @Test func pauseResumeAndCancelByID() async throws {
+        let engine = try engine(FakeNetworkSource(initial: snapshot("wifi0")))
+        let body = Body()
+        let id = try engine.submit(.work(host: nil, policy: allowAtOnce, body.run))
+        _ = try await waitUntil(engine, id) { $0 == .running }
+
+        #expect(await engine.pause(id))
+        #expect(engine.status(of: id)?.state == .paused(.byUser))
+        #expect(!engine.resume(JobID(999)))
+        #expect(engine.resume(id))
+        _ = try await waitUntil(engine, id) { $0 == .running }
+        #expect(body.runCount == 2)
+
+        #expect(await engine.cancel(id))
+        #expect(await engine.result(of: id)?.state == .cancelled)
+        // Finished jobs cannot be paused, resumed or cancelled again.
+        #expect(!(await engine.pause(id)))
+        #expect(!engine.resume(id))
+        #expect(!(await engine.cancel(id)))
+        #expect(await engine.result(of: JobID(999)) == nil)
+    }
+
+    @Test func aWaitingJobHoldsNoHostSlot() async throws {
+        // One slot per host: a job waiting for Wi-Fi must not keep an allowed one out.
+        let engine = try engine(FakeNetworkSource(initial: snapshot("cell0")), perHost: 1)
+        let big = Body()
+        let small = Body()
+        let waiting = try engine.submit(.work(host: nil, policy: wifiOnly, big.run))
+        _ = try await waitUntil(engine, waiting) { $0 == .waiting(.cellularNotAllowed) }
+        let allowed = try engine.submit(.work(host: nil, policy: allowAtOnce, small.run))
+        _ = try await waitUntil(engine, allowed) { $0 == .running }
+        small.finish.withLock { $0 = true }
+        #expect(await engine.result(of: allowed)?.state == .succeeded)
+        #expect(engine.status(of: waiting)?.state == .waiting(.cellularNotAllowed))
+        #expect(await engine.cancel(waiting))
+    }
+
+    @Test func aFreedSlotGoesToTheHigherPriorityFirst() async throws {
+        let engine = try engine(FakeNetworkSource(initial: snapshot("wifi0")), perHost: 1)
+        let first = Body()
+        let normal = Body()
+        let urgent = Body()
+        let holder = try engine.submit(.work(host: nil, policy: allowAtOnce, first.run))
+        _ = try await waitUntil(engine, holder) { $0 == .running }
+        let later = try engine.submit(.work(host: nil, policy: allowAtOnce, priority: .normal, normal.run))
+        let sooner = try engine.submit(.work(host: nil, policy: allowAtOnce, priority: .userInitiated, urgent.run))
+        _ = try await waitUntil(engine, later) { $0 == .queued }
+        _ = try await waitUntil(engine, sooner) { $0 == .queued }
+        // Both are allowed and queued behind the slot; neither has run.
+        #expect(normal.runCount == 0 && urgent.runCount == 0)
+        first.finish.withLock { $0 = true }
+        _ = try await waitUntil(engine, sooner) { $0 == .running }
+        #expect(engine.status(of: later)?.state == .queued)
+        urgent.finish.withLock { $0 = true }
+        _ = try await waitUntil(engine, later) { $0 == .running }
+        normal.finish.withLock { $0 = true }
+        #expect(await engine.result(of: later)?.state == .succeeded)
+    }
+
+    @Test func aFailingBodyFailsTheJobWithItsError() async throws {
+        let engine = try engine(FakeNetworkSource(initial: snapshot("wifi0")))
+        let id = try engine.submit(.work(host: nil, policy: allowAtOnce) { _ in
+            throw TransferError(.httpStatus(418), url: "http://example.invalid/")
+        })
+        let final = await engine.result(of: id)
+        guard case .failed(let error) = final?.state else {
+            Issue.record("expected a failure, got \(String(describing: final?.state))")
+            return
+        }
+        #expect(error.kind == .httpStatus(418))
+    }
+
+    @Test func cancellingADownloadRemovesItsPartialFile() async throws {
+        try await withServer { server, downloader in
+            try server.addFile("slow.bin", size: 2_000_000, seed: 41)
+            let destination = server.destination("slow.bin")
+            let engine = kernelEngine(downloader)
+            let id = try engine.submit(
+                .download(DownloadRequest(url: server.url("slow.bin", query: "slow=500000"), destination: destination), policy: allowAtOnce))
+            for _ in 0..<10_000 where (engine.status(of: id)?.progress.completedBytes ?? 0) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(exists(destination + ".part"))
+            #expect(await engine.cancel(id))
+            #expect(engine.status(of: id)?.state == .cancelled)
+            #expect(!exists(destination + ".part"))
+            #expect(!exists(destination + ".part.json"))
+            #expect(!exists(destination))
+        }
+    }
+
+    @Test func aPausedDownloadResumesWithoutFetchingAByteTwice() async throws {
+        try await withServer { server, downloader in
+            let bytes = try server.addFile("paused.bin", size: 1_500_000, seed: 42)
+            let destination = server.destination("paused.bin")
+            let engine = kernelEngine(downloader)
+            let id = try engine.submit(
+                .download(DownloadRequest(url: server.url("paused.bin", query: "slow=1000000"), destination: destination), policy: allowAtOnce))
+            for _ in 0..<10_000 where (engine.status(of: id)?.progress.completedBytes ?? 0) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(await engine.pause(id))
+            let kept = engine.status(of: id)?.progress.completedBytes ?? 0
+            #expect(kept > 0)
+            #expect(engine.resume(id))
+            _ = try await waitUntil(engine, id) { $0.isFinal }
+            let final = await engine.result(of: id)
+            #expect(final?.state == .succeeded)
+            #expect(fileBytes(destination) == bytes)
+            #expect(final?.download?.bytesRefetched == 0)
+            // The second request asked for the rest only.
+            let gets = try server.requests().filter { $0.method == "GET" }
+            #expect(gets.count == 2)
+            let resumedAt = try #require(gets.last?.start)
+            #expect(resumedAt >= kept)
+        }
+    }
+}
