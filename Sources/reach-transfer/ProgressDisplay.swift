@@ -13,9 +13,14 @@ final class ProgressDisplay: Sendable {
         var progress: JobProgress?
         var paused: String?
         var everRan = false
+        /// Running since the last start or resume (a wait after it is a pause).
+        var isRunning = false
+        var lastPrintedBytes: Int64?
         var retryingAfter: Duration?
         var startedAt: Int64
-        var startedBytes: Int64 = 0
+        /// Bytes moved when the row last started or resumed: the rate is of bytes moved, so a
+        /// resume that learns the server's offset does not count that offset as speed.
+        var startedTransferred: Int64 = 0
         var lastPrinted: Int64 = 0
     }
 
@@ -66,8 +71,11 @@ final class ProgressDisplay: Sendable {
         case .waiting(let reason):
             let previous = rows.withLock { $0[name] }
             if previous?.paused == reason.description { break }
-            let kind = previous?.everRan == true ? "paused" : "waiting"
-            _ = update(name) { $0.paused = reason.description }
+            let kind = previous?.isRunning == true ? "paused" : "waiting"
+            _ = update(name) { row in
+                row.paused = reason.description
+                row.isRunning = false
+            }
             if json {
                 emit("{\"event\":\"\(kind)\",\"url\":\(PathJSON.string(url)),\"reason\":\"\(reason.code)\",\"message\":\(PathJSON.string(reason.description))}")
             } else if !interactive {
@@ -89,8 +97,9 @@ final class ProgressDisplay: Sendable {
                 _ = update(name) { row in
                     row.paused = nil
                     row.everRan = true
+                    row.isRunning = true
                     row.startedAt = Self.nowNanoseconds()
-                    row.startedBytes = event.progress.completedBytes
+                    row.startedTransferred = event.progress.transferredBytes
                 }
                 if json {
                     let network = event.network.map { ",\"network\":\(PathJSON.string($0.description))" } ?? ""
@@ -114,12 +123,16 @@ final class ProgressDisplay: Sendable {
             row.retryingAfter = nil
             // Terminal: redraw at most 10 times a second; plain lines and JSON: once a second.
             let interval: Int64 = interactive ? 100_000_000 : 1_000_000_000
-            if now - row.lastPrinted >= interval || progress.completedBytes == progress.totalBytes {
+            let finished = progress.completedBytes == progress.totalBytes
+            if now - row.lastPrinted >= interval || (finished && row.lastPrintedBytes != progress.completedBytes) {
                 row.lastPrinted = now
+                row.lastPrintedBytes = progress.completedBytes
                 due = true
             }
         }
         guard due, !interactive else { return }
+        // A plain line says nothing before the first byte or the size.
+        if !json && progress.completedBytes == 0 && progress.totalBytes == nil { return }
         if json {
             let total = progress.totalBytes.map(String.init) ?? "null"
             let moved = direction == .upload ? "\"sent\":\(progress.transferredBytes)" : "\"refetched\":\(progress.refetchedBytes)"
@@ -184,7 +197,7 @@ final class ProgressDisplay: Sendable {
     private func rate(_ row: Row) -> Double {
         guard let progress = row.progress else { return 0 }
         let seconds = Double(Self.nowNanoseconds() - row.startedAt) / 1e9
-        return seconds > 0.05 ? Double(progress.completedBytes - row.startedBytes) / seconds : 0
+        return seconds > 0.05 ? Double(progress.transferredBytes - row.startedTransferred) / seconds : 0
     }
 
     /// `45% 450 MiB of 1 GiB  120.3 MiB/s  ETA 5 s`, or the pause reason.
