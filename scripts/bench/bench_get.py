@@ -99,10 +99,12 @@ class RoutedNamespaces:
     namespace holding 10.9.0.1 on its loopback; the client reaches it only by host routes."""
 
     SERVER = "10.9.0.1"
+    made = 0
 
     def __init__(self):
-        self.client = f"reach-benchget-c-{os.getpid()}"
-        self.server = f"reach-benchget-s-{os.getpid()}"
+        RoutedNamespaces.made += 1
+        self.client = f"reach-benchget-c-{os.getpid()}-{RoutedNamespaces.made}"
+        self.server = f"reach-benchget-s-{os.getpid()}-{RoutedNamespaces.made}"
         for ns in (self.client, self.server):
             subprocess.run(["ip", "netns", "add", ns], check=True)
             cleanups.append(lambda ns=ns: subprocess.run(["ip", "netns", "del", ns]))
@@ -227,12 +229,12 @@ def reread(reach, server_binary, work, partial):
     namespaces = RoutedNamespaces()
     root = os.path.join(work, "big")
     os.makedirs(root, exist_ok=True)
-    size = partial + (64 << 20)
+    size = partial + (512 << 20)
     expected = write_random(os.path.join(root, "big.bin"), size)
     port = namespaces.serve(server_binary, root)
     dest = os.path.join(work, "big.out")
     get = JSONEvents(namespaces, reach, ["--sha256", expected, "-o", dest,
-                                         f"http://{namespaces.SERVER}:{port}/big.bin?slow={256 << 20}"])
+                                         f"http://{namespaces.SERVER}:{port}/big.bin?slow={128 << 20}"])
     get.wait_for(lambda event: event["event"] == "progress" and event["bytes"] >= partial, 0, timeout=120)
     start = len(get.events)
     namespaces.route("add", "wa", 10)
