@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // `swift package generate-documentation` (scripts/docs.sh); a plugin, not linked.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // libnl-3 / libnl-route-3 and the kernel headers; imported only by ReachabilityLinux (and,
@@ -118,6 +120,19 @@ let package = Package(
                 "ReachabilityTransfers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Examples an adopter can copy: each builds with the package, the tests run them, and
+        // the README's library snippets are taken from them (scripts/check-snippets.py).
+        .executableTarget(
+            name: "example-path-changes", dependencies: ["Reachability"], path: "Sources/Examples/PathChanges",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "example-gated-job", dependencies: ["Reachability"], path: "Sources/Examples/GatedJob", swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "example-engine-download", dependencies: ["ReachabilityTransfers"], path: "Sources/Examples/EngineDownload",
             swiftSettings: strictSettings
         ),
         // Fakes, sysfs fixture trees, private network namespaces: for tests and adopters.

@@ -26,6 +26,11 @@ swift test --skip-build --no-parallel 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 
+# The README's library snippets must be the examples' code (which just built and ran).
+if ! scripts/check-snippets.py; then
+    status=1
+fi
+
 # The parsers' fuzz targets, briefly (5 s each, on the committed seeds), so they keep building
 # and the seeds keep passing; `scripts/fuzz/run.sh 60` is the longer run.
 if ! scripts/fuzz/run.sh "${REACH_FUZZ_SECONDS:-5}"; then
