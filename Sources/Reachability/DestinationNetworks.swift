@@ -8,7 +8,7 @@ extension NetworkMonitor {
     /// that changes it — links, addresses and the default path, but also a route or rule that
     /// only this destination uses. A LAN server is judged by the interface that reaches it, with
     /// or without a default route; a host routed over a specific interface by that interface's
-    /// type and cost; an address of this host is ``TransferNetwork/isLocal``.
+    /// type and cost; an address of this host is `TransferNetwork.isLocal`.
     ///
     /// While `host` does not resolve (no DNS without a network), the default path's network is
     /// used. Names are resolved off the cooperative thread pool, again on each change.

@@ -5,7 +5,7 @@ public import ReachabilityCore
 /// Every knob is a plain value, so a configuration can be built, compared and logged without
 /// touching the system; files and namespaces are opened when the monitor starts.
 public struct MonitorConfiguration: Sendable, Hashable {
-    /// User rules that beat every kernel signal, first match wins (see ``OverrideRule``).
+    /// User rules that beat every kernel signal, first match wins (see `OverrideRule`).
     public var overrides: [OverrideRule]
     /// Quiet time a change must survive before ``NetworkMonitor/paths`` publishes it; `.zero`
     /// publishes every change at once. The initial path is never delayed.

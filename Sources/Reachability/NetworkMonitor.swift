@@ -15,11 +15,11 @@ import Synchronization
 ///
 /// ``paths`` yields the current path first, then one path per change (equal paths are never
 /// repeated); ``paths(distinctBy:debounce:)`` yields only changes of a part of the path, such as
-/// its ``NetworkPath/summary``. Any number of tasks may iterate at once, each with its own
+/// its `NetworkPath.summary`. Any number of tasks may iterate at once, each with its own
 /// iterator; a cancelled one does not disturb the others. The netlink thread starts with the
 /// first iterator (off the cooperative thread pool) and is stopped, its sockets closed, when the
 /// last one ends. Each iterator buffers only the newest path: a slow consumer skips intermediate
-/// states, never sees stale ones. The lifecycle is ``MonitorLifecycle``.
+/// states, never sees stale ones. The lifecycle is `MonitorLifecycle`.
 public final class NetworkMonitor: Sendable {
     private let source: any NetworkStateSource
     private let evaluator: PathEvaluator

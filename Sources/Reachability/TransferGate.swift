@@ -1,7 +1,7 @@
 public import ReachabilityCore
 import Synchronization
 
-/// Gates any work by the network: it waits until the ``TransferPolicy`` allows the work, stops
+/// Gates any work by the network: it waits until the `TransferPolicy` allows the work, stops
 /// it the moment the network stops allowing it, and starts it again once the network has
 /// allowed it for the policy's settling time. The work resumes where it stopped if it can (the
 /// `Downloader` of `ReachabilityTransfers` resumes with HTTP Range).

@@ -116,7 +116,7 @@ public struct DownloadResult: Sendable, Hashable {
     }
 }
 
-/// What a server says about a resource, from ``Downloader/probe(_:)``.
+/// What a server says about a resource, from ``Downloader/probe(_:timeout:caFile:headers:)``.
 public struct RemoteResource: Sendable, Hashable {
     /// The URL probed.
     public var url: String

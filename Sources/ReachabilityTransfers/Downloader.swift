@@ -88,8 +88,10 @@ public final class Downloader: Sendable {
     /// Downloads `request.url` into `request.destination`, resuming a partial download left by
     /// an earlier run or process: ``prepare(_:)`` then one run.
     ///
-    /// - Parameter progress: called from the downloading task, at most about every 50 ms or
-    ///   4 MiB, and once before each wait between attempts (with ``DownloadProgress/retryingAfter``).
+    /// - Parameters:
+    ///   - request: what to download and where.
+    ///   - progress: called from the downloading task, at most about every 50 ms or 4 MiB, and
+    ///     once before each wait between attempts (with ``DownloadProgress/retryingAfter``).
     /// - Throws: ``TransferError``; `invalidURL` and `notWritable` before any network traffic.
     public func download(
         _ request: DownloadRequest, progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }

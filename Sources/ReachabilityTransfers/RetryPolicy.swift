@@ -23,6 +23,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The wait before the next attempt after the `failure`-th consecutive failure.
     /// - Parameters:
+    ///   - failure: how many attempts in a row have failed (1 for the first failure).
     ///   - retryAfter: the server's `Retry-After`, already parsed (see ``parseRetryAfter(_:now:)``).
     ///   - jitter: a number in `[0, 1]` (random in production, fixed in tests).
     public func delay(afterFailure failure: Int, retryAfter: Duration?, jitter: Double) -> Duration {

@@ -23,7 +23,7 @@ public struct UploadRequest: Sendable, Hashable {
     public var url: String
     /// How the file is sent.
     public var mode: Mode
-    /// Extra request headers (``HTTPHeaderField/parse(_:)`` checks what a user typed), sent
+    /// Extra request headers (`HTTPHeaderField.parse(_:)` checks what a user typed), sent
     /// with every request. `Content-Length` and
     /// `Transfer-Encoding` are the uploader's and are dropped; protocol headers (tus, the
     /// multipart `Content-Type`) replace headers of the same name.
@@ -135,7 +135,7 @@ public struct UploadResult: Sendable, Hashable {
 }
 
 /// What an upload would move, judged from local state only (no traffic): for the size limits
-/// of a ``TransferPolicy`` before the upload starts.
+/// of a `TransferPolicy` before the upload starts.
 public struct UploadEstimate: Sendable, Hashable {
     /// The file's size.
     public var size: Int64

@@ -65,8 +65,10 @@ public final class Uploader: Sendable {
 
     /// Uploads `request.file` to `request.url`. See the type's documentation for tus resumes.
     ///
-    /// - Parameter progress: called from the uploading tasks, at most about every 50 ms, and
-    ///   once before each wait between attempts (with ``UploadProgress/retryingAfter``).
+    /// - Parameters:
+    ///   - request: the file, the URL and how to send it.
+    ///   - progress: called from the uploading tasks, at most about every 50 ms, and once before
+    ///     each wait between attempts (with ``UploadProgress/retryingAfter``).
     /// - Throws: ``TransferError``; `invalidURL`, and `io` for a file that is missing,
     ///   unreadable or not a regular file, before any traffic.
     public func upload(

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Owns transfer jobs: downloads, uploads, and any async body that moves data, each gated by its own
-/// ``TransferGate`` on the route to its server, with a state, a reason and events. Modelled on
+/// `TransferGate` on the route to its server, with a state, a reason and events. Modelled on
 /// Android's DownloadManager: submit a job, watch its ``JobEvent``s, pause, resume or cancel it
 /// by id. Host slots are taken only once the network allows a job, so a small allowed file
 /// never waits behind big ones queued for Wi-Fi. This is the engine `reach get` and the

@@ -9,7 +9,7 @@ public struct TransferJob: Sendable {
     }
 
     public var policy: TransferPolicy
-    /// `userInitiated` may exceed the size limits (see ``Transfer/Priority``) and goes first
+    /// `userInitiated` may exceed the size limits (see `Transfer.Priority`) and goes first
     /// when slots free up; `background` goes last.
     public var priority: Transfer.Priority
     /// The server's host: the job is judged by the route to it (nil: by the default path).
