@@ -44,6 +44,8 @@ final class RequestLog: Sendable {
     }
 
     func append(_ entry: LogEntry) {
+        var entry = entry
+        entry.ended = LogEntry.now()
         let line = entry.json + "\n"
         lock.withLock { _ in
             var bytes = Array(line.utf8)
@@ -82,11 +84,18 @@ struct LogEntry {
     var start: Int64?
     /// How the response ended: `complete`, `truncated`, `reset`, `aborted` (peer went away).
     var outcome: String = "complete"
+    /// When the request was read and when its response ended, in microseconds of the monotonic
+    /// clock: which requests were served at the same time.
+    var began = LogEntry.now()
+    var ended: Int64 = 0
+
+    static func now() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1000) }
 
     var json: String {
         "{\"method\":\(JSONText.quoted(method)),\"path\":\(JSONText.quoted(path)),\"query\":\(JSONText.quoted(query)),"
             + "\"range\":\(JSONText.optional(range)),\"ifRange\":\(JSONText.optional(ifRange)),\"status\":\(status),"
-            + "\"bytes\":\(bytes),\"start\":\(start.map { String($0) } ?? "null"),\"outcome\":\(JSONText.quoted(outcome))}"
+            + "\"bytes\":\(bytes),\"start\":\(start.map { String($0) } ?? "null"),\"outcome\":\(JSONText.quoted(outcome)),"
+            + "\"began\":\(began),\"ended\":\(ended)}"
     }
 }
 

@@ -16,7 +16,8 @@
 //   nohead=1                  refuse HEAD with 405
 //   chunked=1                 no Content-Length: a chunked body (the size hidden)
 // --log FILE appends one JSON object per request: method, path, query, range, ifRange, status,
-// bytes (body bytes sent), start (first body offset), outcome.
+// bytes (body bytes sent), start (first body offset), outcome, began and ended (microseconds of
+// the monotonic clock: which requests were served at the same time).
 // SIGTERM and SIGINT close the listener and exit 0.
 
 import Dispatch
