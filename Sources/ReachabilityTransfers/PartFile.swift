@@ -144,6 +144,9 @@ final class PartFile: Sendable {
     /// Whether the hasher is far enough behind that the writer should ``drainHashing()``.
     var hashingIsBehind: Bool { hasher.pendingBytes > Self.maximumHashBacklog }
 
+    /// Bytes submitted to the hasher and not hashed yet.
+    var hashBacklog: Int { hasher.pendingBytes }
+
     /// Waits for the hasher to catch up.
     func drainHashing() async { await hasher.drain() }
 

@@ -26,6 +26,8 @@ struct SegmentedTransfer: Sendable {
     /// How often the completed ranges are made durable and recorded in the metadata: what a
     /// `kill -9` can lose (fetched again by the next run).
     static let checkpointInterval: Duration = .seconds(1)
+    /// How far reading back may run ahead of hashing.
+    static let readBackBacklog = 8 << 20
 
     private enum Child: Sendable {
         case worker(AttemptOutcome)
@@ -118,7 +120,8 @@ extension SegmentedTransfer {
                 } catch {
                     return error.transferError(url: context.download.url.redacted)
                 }
-                if part.hashingIsBehind { await part.drainHashing() }
+                // Read-back buffers are held until hashed: a short backlog keeps memory flat.
+                if part.hashBacklog > Self.readBackBacklog { await part.drainHashing() }
             } else {
                 try? await Task.sleep(for: .milliseconds(10))
             }
