@@ -18,7 +18,8 @@
    against reach-testserver's `slow=`, a per-request throttle without that burst.
 
 Only loopback and the benchmark's own namespace carry traffic; the namespace is deleted and
-nginx stopped even on failure. Prints a table and writes scripts/bench/results/get-*.json.
+the servers stopped even on failure. `--scenarios segments` runs one scenario. Prints a table
+and writes scripts/bench/results/get-*.json.
 """
 import argparse, atexit, hashlib, json, os, resource, shutil, signal, subprocess, sys, tempfile, threading, time
 
@@ -40,12 +41,27 @@ for sig in (signal.SIGINT, signal.SIGTERM):
 
 
 def run_measured(command):
-    """Runs a command; returns (wall seconds, cpu seconds, peak RSS MiB, exit status)."""
+    """Runs a command; returns (wall seconds, cpu seconds, peak RSS MiB, exit status).
+
+    The peak RSS comes from GNU time when it is there: `ru_maxrss` of a child that Python forked
+    counts Python's own pages before the exec (a floor of about 27 MiB for any tool).
+    """
+    timer = shutil.which("time") or "/usr/bin/time"
+    report = None
+    if os.path.exists(timer):
+        report = tempfile.NamedTemporaryFile(prefix="reach-bench-rss-", delete=False).name
+        command = [timer, "-f", "%M", "-o", report, *command]
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.monotonic() - start
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    rss = usage.ru_maxrss / 1024
+    if report:
+        with open(report) as handle:
+            lines = handle.read().split()
+        os.remove(report)
+        rss = int(lines[-1]) / 1024 if lines and lines[-1].isdigit() else rss
+    return wall, usage.ru_utime + usage.ru_stime, rss, os.waitstatus_to_exitcode(status)
 
 
 def make_file(path, size):
@@ -277,34 +293,7 @@ def parse_rate(text):
     return int(text[:-1]) * units[text[-1].lower()] if text[-1].lower() in units else int(text)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--reach", default=os.path.join(ROOT, ".build-release/release/reach"))
-    parser.add_argument("--server", default=os.path.join(ROOT, ".build-release/release/reach-testserver"))
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--port", type=int, default=18080)
-    parser.add_argument("--rate", default="32m", help="per-request rate limit of the segments scenario (nginx syntax)")
-    args = parser.parse_args()
-    sizes = [64 << 20, 256 << 20] if args.quick else [256 << 20, 1 << 30]
-    work = tempfile.mkdtemp(prefix="reach-bench-get-")
-    cleanups.append(lambda: shutil.rmtree(work, ignore_errors=True))
-    start_nginx(os.path.join(work, "www"), args.port, work)
-    os.makedirs(os.path.join(work, "www"), exist_ok=True)
-    rows = throughput(args.reach, work, sizes, 1 if args.quick else args.runs, args.port)
-    pause = pausing(args.reach, args.server, work, 3 if args.quick else 5, 4 << 20)
-    segment_size = (256 if args.quick else 512) << 20
-    segment_root = os.path.join(work, "seg-www")
-    os.makedirs(segment_root, exist_ok=True)
-    make_file(os.path.join(segment_root, "seg.bin"), segment_size)
-    access_log = start_limited_nginx(segment_root, args.port + 1, work, args.rate)
-    segment_runs = 1 if args.quick else args.runs
-    limited = segments(args.reach, work, segment_size, segment_runs, f"http://127.0.0.1:{args.port + 1}/seg.bin", access_log)
-    server_port = start_testserver(args.server, segment_root)
-    rate_bytes = parse_rate(args.rate)
-    throttled = segments(args.reach, work, segment_size, segment_runs, f"http://127.0.0.1:{server_port}/seg.bin?slow={rate_bytes}", None)
-
-    print(f"reach get benchmark  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}  ({'quick' if args.quick else 'full'})")
+def report_throughput(rows, sizes):
     print("1 throughput from local nginx (best of runs)")
     print(f"  {'size':>8} {'tool':6} {'MiB/s':>8} {'CPU s':>7} {'peak RSS MiB':>13}")
     summary = {}
@@ -319,21 +308,86 @@ def main():
     rss_growth = summary[("reach", big)]["peak_rss_mib"] - summary[("reach", sizes[0])]["peak_rss_mib"]
     print(f"  throughput ratio reach/curl at {big >> 20} MiB: {ratio:.2f} (target >= 0.90: {'met' if ratio >= 0.9 else 'NOT MET'})")
     print(f"  reach peak RSS growth from {sizes[0] >> 20} to {big >> 20} MiB: {rss_growth:+.1f} MiB (flat in file size)")
+    return {"throughput": rows, "ratio": ratio, "rss_growth_mib": rss_growth}
+
+
+def report_pausing(pause):
+    if "error" in pause:
+        print(f"2 pausing on a route switch to cellular: FAILED: {pause['error']}")
+        return
     print(f"2 pausing on a route switch to cellular, {pause['switches']} switches during one {pause['bytes'] >> 20} MiB download")
     print(f"  route command -> paused event: p50 {pause['p50_ms']:.1f} ms, max {pause['max_ms']:.1f} ms")
     print(f"  bytes refetched: {pause['refetched']} (target 0); downloaded {pause['downloaded']} of {pause['bytes']}; "
           f"restarts {pause['restarts']}; sha256 {'ok' if pause['sha256_ok'] else 'MISMATCH'}; exit {pause['exit']}")
-    print(f"3 segments: {segment_size >> 20} MiB, each request limited to {args.rate}B/s (best of {segment_runs})")
-    limited_summary = summarize_segments(limited, f"nginx limit_rate {args.rate} (bursts 1 s per request)")
-    throttled_summary = summarize_segments(throttled, f"reach-testserver slow={rate_bytes} (no burst)")
+
+
+def run_segments(args, work):
+    """Scenario 3: the same file behind nginx `limit_rate`, then behind reach-testserver `slow=`."""
+    size = (256 if args.quick else 512) << 20
+    root = os.path.join(work, "seg-www")
+    os.makedirs(root, exist_ok=True)
+    make_file(os.path.join(root, "seg.bin"), size)
+    runs = 1 if args.quick else args.runs
+    access_log = start_limited_nginx(root, args.port + 1, work, args.rate)
+    limited = segments(args.reach, work, size, runs, f"http://127.0.0.1:{args.port + 1}/seg.bin", access_log)
+    rate_bytes = parse_rate(args.rate)
+    server_port = start_testserver(args.server, root)
+    throttled = segments(args.reach, work, size, runs, f"http://127.0.0.1:{server_port}/seg.bin?slow={rate_bytes}", None)
+    return {"rate": args.rate, "bytes": size, "runs": runs, "limited": limited, "throttled": throttled, "rate_bytes": rate_bytes}
+
+
+def report_segments(result):
+    print(f"3 segments: {result['bytes'] >> 20} MiB, each request limited to {result['rate']}B/s (best of {result['runs']})")
+    return {"rate": result["rate"], "bytes": result["bytes"],
+            "nginx_limit_rate": {"runs": result["limited"],
+                                 "summary": summarize_segments(result["limited"], f"nginx limit_rate {result['rate']} (bursts 1 s per request)")},
+            "testserver_slow": {"runs": result["throttled"],
+                                "summary": summarize_segments(result["throttled"], f"reach-testserver slow={result['rate_bytes']} (no burst)")}}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reach", default=os.path.join(ROOT, ".build-release/release/reach"))
+    parser.add_argument("--server", default=os.path.join(ROOT, ".build-release/release/reach-testserver"))
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--port", type=int, default=18080)
+    parser.add_argument("--rate", default="32m", help="per-request rate limit of the segments scenario (nginx syntax)")
+    parser.add_argument("--scenarios", default="throughput,pausing,segments", help="comma-separated, of: throughput, pausing, segments")
+    args = parser.parse_args()
+    scenarios = set(args.scenarios.split(","))
+    sizes = [64 << 20, 256 << 20] if args.quick else [256 << 20, 1 << 30]
+    work = tempfile.mkdtemp(prefix="reach-bench-get-")
+    cleanups.append(lambda: shutil.rmtree(work, ignore_errors=True))
+    rows = pause = segment_result = None
+    if "throughput" in scenarios:
+        start_nginx(os.path.join(work, "www"), args.port, work)
+        os.makedirs(os.path.join(work, "www"), exist_ok=True)
+        rows = throughput(args.reach, work, sizes, 1 if args.quick else args.runs, args.port)
+    if "pausing" in scenarios:
+        try:
+            pause = pausing(args.reach, args.server, work, 3 if args.quick else 5, 4 << 20)
+        except TimeoutError as error:
+            pause = {"error": f"no '{error}' event in time"}
+    if "segments" in scenarios:
+        segment_result = run_segments(args, work)
+
+    print(f"reach get benchmark  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}  ({'quick' if args.quick else 'full'})")
+    results = {}
+    if rows is not None:
+        results.update(report_throughput(rows, sizes))
+    if pause is not None:
+        report_pausing(pause)
+        results["pausing"] = pause
+    if segment_result is not None:
+        results["segments"] = report_segments(segment_result)
     os.makedirs(os.path.join(ROOT, "scripts/bench/results"), exist_ok=True)
     out = os.path.join(ROOT, "scripts/bench/results", time.strftime("get-%Y%m%dT%H%M%SZ.json", time.gmtime()))
     with open(out, "w") as handle:
-        json.dump({"throughput": rows, "ratio": ratio, "rss_growth_mib": rss_growth, "pausing": pause,
-                   "segments": {"rate": args.rate, "bytes": segment_size,
-                                "nginx_limit_rate": {"runs": limited, "summary": limited_summary},
-                                "testserver_slow": {"runs": throttled, "summary": throttled_summary}}}, handle, indent=2)
+        json.dump(results, handle, indent=2)
     print(f"JSON: {out}")
+    if pause is not None and "error" in pause:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
