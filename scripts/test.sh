@@ -6,10 +6,11 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # curl and openssl: the test server's contract test and the TLS test (a real `openssl s_server`).
+# nginx-light: the segmented download test against a real nginx.
 # apache2 (mod_dav) and python3-venv: the upload tests' PUT server and the venv for the PyPI
 # ones (tuspyserver, uploadserver), which scripts/testservers/setup.sh installs when missing;
 # tinyproxy: the proxy the proxy tests start.
-scripts/setup.sh curl openssl apache2 python3-venv tinyproxy
+scripts/setup.sh curl openssl nginx-light apache2 python3-venv tinyproxy
 scripts/testservers/setup.sh
 
 if [[ $(id -u) -ne 0 ]]; then

@@ -36,7 +36,7 @@ public final class Download: Sendable {
     public var progress: DownloadProgress {
         state.withLock { state in
             DownloadProgress(
-                bytesOnDisk: state.part?.length ?? 0, totalBytes: state.metadata?.size, bytesReceivedThisRun: 0,
+                bytesOnDisk: state.metadata?.completedBytes ?? state.part?.length ?? 0, totalBytes: state.metadata?.size, bytesReceivedThisRun: 0,
                 bytesRefetched: state.refetched, attempt: state.attempts
             )
         }
@@ -105,10 +105,11 @@ struct DownloadState: Sendable {
 
 extension Download {
     /// What an earlier run or process left, without hashing anything: the bytes in the partial
-    /// file and the size its metadata records (when it belongs to this URL).
+    /// file (the completed ranges of a segmented one) and the size its metadata records (when
+    /// it belongs to this URL).
     public func knownProgress() -> JobProgress {
-        let onDisk = state.withLock { $0.part?.length } ?? directory.status(of: paths.partName).map { Int64($0.st_size) } ?? 0
         let metadata = state.withLock { $0.metadata } ?? MetadataFile.read(paths.metadataName, in: directory)
+        let onDisk = metadata?.completedBytes ?? state.withLock { $0.part?.length } ?? directory.status(of: paths.partName).map { Int64($0.st_size) } ?? 0
         let size = metadata?.url == url.storageKey ? metadata?.size : nil
         return JobProgress(completedBytes: size == nil ? 0 : onDisk, totalBytes: size)
     }

@@ -16,6 +16,11 @@ enum AttemptOutcome: Sendable {
     /// The run's byte limit was reached, or `admit` said no.
     case limitReached
     case cancelled
+    /// The opening request of a segmented download was answered with a range of a larger
+    /// resource: the rest is fetched in segments, starting with this body.
+    case split(SegmentHandoff)
+    /// The opening request's `206` did not tell the size: ask again without a bounded range.
+    case openingRefused
 
     var isCompleted: Bool {
         if case .completed = self { return true }
@@ -45,6 +50,9 @@ struct AttemptReport: Sendable {
 struct DownloadAttempt: Sendable {
     let download: Download
     let plan: ResumePlanner.Plan
+    /// For a download that may use several connections: ask for this many bytes only, so that
+    /// a server serving ranges tells the size and the rest can be split (see `splitOff`).
+    let opening: Int64?
     let metadata: PartialDownload?
     let part: PartFile?
     let byteLimit: Int64?
@@ -56,30 +64,9 @@ struct DownloadAttempt: Sendable {
     static let writebackStep: Int64 = 16 << 20
 
     func run() async -> AttemptReport {
-        let activity = ActivityClock()
         let timeout = download.request.readTimeout
-        enum Child: Sendable {
-            case attempt(AttemptReport)
-            case watchdog(fired: Bool)
-        }
-        let (report, timedOut) = await withTaskGroup(of: Child.self) { group in
-            group.addTask { .attempt(await self.exchange(activity: activity)) }
-            group.addTask { .watchdog(fired: await activity.watch(timeout: timeout)) }
-            var report = AttemptReport(outcome: .cancelled)
-            var timedOut = false
-            while let child = await group.next() {
-                switch child {
-                case .attempt(let finished):
-                    report = finished
-                    group.cancelAll()
-                case .watchdog(let fired):
-                    if fired {
-                        timedOut = true
-                        group.cancelAll()
-                    }
-                }
-            }
-            return (report, timedOut)
+        let (report, timedOut) = await ActivityClock.watching(timeout: timeout, otherwise: AttemptReport(outcome: .cancelled)) { activity in
+            await self.exchange(activity: activity)
         }
         guard timedOut, !Task.isCancelled else { return report }
         var timed = report
@@ -95,9 +82,12 @@ struct DownloadAttempt: Sendable {
     private func exchange(activity: ActivityClock) async -> AttemptReport {
         let url = download.url
         var httpRequest = RequestBuilder.request(url, headers: download.request.headers, tls: download.tls)
-        if case .resume(let offset, let validator) = plan {
-            httpRequest.headers.replaceOrAdd(name: "Range", value: "bytes=\(offset)-")
+        switch plan {
+        case .resume(let offset, let validator):
+            httpRequest.headers.replaceOrAdd(name: "Range", value: opening.map { "bytes=\(offset)-\(offset + $0 - 1)" } ?? "bytes=\(offset)-")
             httpRequest.headers.replaceOrAdd(name: "If-Range", value: validator)
+        case .fresh:
+            if let opening { httpRequest.headers.replaceOrAdd(name: "Range", value: "bytes=0-\(opening - 1)") }
         }
         activity.touch()
         let response: HTTPClientResponse
@@ -112,6 +102,9 @@ struct DownloadAttempt: Sendable {
         activity.touch()
         var report = AttemptReport(outcome: .completed)
         guard let (part, validators, refetchLimit) = await prepareBody(response, report: &report) else { return report }
+        if opening != nil, response.status == .partialContent, let split = splitOff(response, part: part, validators: validators, report: report) {
+            return split
+        }
         return await stream(response.body, into: part, validators: validators, refetchLimit: refetchLimit, activity: activity, report: report)
     }
 

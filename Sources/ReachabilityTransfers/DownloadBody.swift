@@ -92,6 +92,12 @@ extension DownloadAttempt {
     }
 }
 
+/// A child of ``ActivityClock/watching(timeout:otherwise:_:)``.
+private enum WatchedChild<Value: Sendable>: Sendable {
+    case work(Value)
+    case watchdog(fired: Bool)
+}
+
 /// When the current attempt last received anything; watched against the read timeout.
 final class ActivityClock: Sendable {
     private let origin = ContinuousClock.now
@@ -99,6 +105,34 @@ final class ActivityClock: Sendable {
 
     func touch(_ now: ContinuousClock.Instant = .now) {
         lastNanoseconds.store(Int64((now - origin).nanoseconds), ordering: .relaxed)
+    }
+
+    /// Runs `work` next to a watchdog that cancels it once nothing arrives for `timeout` (the one
+    /// read-timeout mechanism: response head and body alike). Returns what `work` returned
+    /// (`fallback` if it never did) and whether the watchdog fired.
+    static func watching<Value: Sendable>(
+        timeout: Duration, otherwise fallback: Value, _ work: @escaping @Sendable (ActivityClock) async -> Value
+    ) async -> (value: Value, timedOut: Bool) {
+        let activity = ActivityClock()
+        return await withTaskGroup(of: WatchedChild<Value>.self) { group in
+            group.addTask { .work(await work(activity)) }
+            group.addTask { .watchdog(fired: await activity.watch(timeout: timeout)) }
+            var value = fallback
+            var timedOut = false
+            while let child = await group.next() {
+                switch child {
+                case .work(let finished):
+                    value = finished
+                    group.cancelAll()
+                case .watchdog(let fired):
+                    if fired {
+                        timedOut = true
+                        group.cancelAll()
+                    }
+                }
+            }
+            return (value, timedOut)
+        }
     }
 
     /// Returns true when nothing arrived for `timeout`; false once cancelled.

@@ -9,6 +9,8 @@ struct DownloadRun {
     let progress: @Sendable (DownloadProgress) -> Void
     var receivedThisRun: Int64 = 0
     var restartsThisRun = 0
+    /// The server serves ranges without telling the size: no more opening requests this run.
+    var segmentsRefused = false
 
     init(
         download: Download, state: DownloadState, byteLimit: Int64?, admit: (@Sendable (Int64?) async -> Bool)?,
@@ -21,26 +23,39 @@ struct DownloadRun {
         self.progress = progress
     }
 
-    private var request: DownloadRequest { download.request }
+    var request: DownloadRequest { download.request }
     private var paths: TransferPaths { download.paths }
     private var directory: DirectoryHandle { download.directory }
-    private var shownURL: String { download.url.redacted }
+    var shownURL: String { download.url.redacted }
 
     private func cancelled() -> TransferError { TransferError(.cancelled, url: shownURL, path: paths.destination) }
 
-    /// Opens the partial file an earlier process left (hashing it), once per download.
+    /// Opens the partial file an earlier process left (hashing it, unless it was fetched in
+    /// segments), once per download.
     private mutating func loadPartial() throws(TransferError) {
         guard !state.loaded else { return }
         state.metadata = MetadataFile.read(paths.metadataName, in: directory)
         if directory.status(of: paths.partName) != nil {
             do throws(FileError) {
-                state.part = try PartFile(directory: directory, name: paths.partName, truncate: false)
+                state.part = try PartFile(directory: directory, name: paths.partName, truncate: false, hashExisting: state.metadata?.completed == nil)
             } catch {
                 throw error.transferError(url: shownURL)
             }
         }
-        state.highWater = state.part?.length ?? 0
+        state.highWater = bytesOnDisk
         state.loaded = true
+    }
+
+    /// Bytes of the resource on disk: the completed ranges of a segmented partial file, else
+    /// the partial file's length.
+    private var bytesOnDisk: Int64 {
+        state.metadata?.completedBytes ?? state.part?.length ?? 0
+    }
+
+    /// With several connections, the first request asks for a bounded range, so that a server
+    /// serving ranges tells the size and the rest can be split.
+    private var openingLength: Int64? {
+        request.connections > 1 && !segmentsRefused ? SegmentPlan.initialLength : nil
     }
 
     mutating func execute() async throws(TransferError) -> DownloadResult {
@@ -49,19 +64,8 @@ struct DownloadRun {
         while true {
             if Task.isCancelled { throw cancelled() }
             state.attempts += 1
-            let plan = ResumePlanner.plan(url: download.url.storageKey, metadata: state.metadata, partLength: state.part?.length)
-            if case .fresh(let discarding) = plan, discarding > 0 {
-                // An unusable partial file (no metadata, another URL, no validator): start over.
-                try discardPartial()
-                countRestart()
-            }
             let highWater = state.highWater
-            let report = await DownloadAttempt(
-                download: download, plan: plan, metadata: state.metadata, part: state.part,
-                byteLimit: byteLimit.map { max(0, $0 - receivedThisRun) }, admit: admit,
-                base: ProgressBase(receivedThisRun: receivedThisRun, refetched: state.refetched, attempt: state.attempts),
-                progress: progress
-            ).run()
+            let report = try await attempt()
             if let newPart = report.part { state.part = newPart }
             if let newMetadata = report.metadata { state.metadata = newMetadata }
             receivedThisRun += report.received
@@ -71,44 +75,82 @@ struct DownloadRun {
             // Only bytes past the most the partial file ever held are progress: a server that
             // ignores Range and then drops sends old bytes again, which must not reset the
             // budget. A trickle that times out must bring 64 KiB or 1/16 of the file.
-            let length = state.part?.length ?? 0
+            let length = bytesOnDisk
             let fresh = max(0, length - highWater)
             state.highWater = max(highWater, length)
             let total = state.metadata?.size ?? 0
             let progressed = report.outcome.isTimeout ? fresh >= 64 << 10 || (total > 0 && fresh >= total / 16) : fresh > 0
             if progressed { failures = 0 }
             if Task.isCancelled, !report.outcome.isCompleted { throw cancelled() }
-
-            switch report.outcome {
-            case .completed:
-                return try await finish()
-            case .restart(let reason):
-                try discardPartial()
-                countRestart()
-                if restartsThisRun > max(request.maxAttempts, 1) {
-                    throw TransferError(.resourceChanged, url: shownURL, detail: "last restart: \(reason)")
-                }
-            case .incomplete where progressed:
-                checkpoint()
-            case .incomplete:
-                failures += 1
-                try await waitBeforeRetry(failures: failures, retryAfter: nil, cause: TransferError(.io, url: shownURL, detail: "the body ended early without new bytes"))
-            case .transient(let error, let retryAfter):
-                checkpoint()
-                failures += 1
-                try await waitBeforeRetry(failures: failures, retryAfter: retryAfter, cause: error)
-            case .fatal(let error):
-                throw error
-            case .limitReached:
-                checkpoint()
-                throw TransferError(.byteLimitReached, url: shownURL, path: paths.destination)
-            case .cancelled:
-                throw cancelled()
-            }
+            if let result = try await settle(report.outcome, progressed: progressed, failures: &failures) { return result }
         }
     }
 
-    private mutating func countRestart() {
+    /// Acts on how an attempt ended: the finished download, nil to go on, or the error.
+    private mutating func settle(_ outcome: AttemptOutcome, progressed: Bool, failures: inout Int) async throws(TransferError) -> DownloadResult? {
+        switch outcome {
+        case .completed:
+            return try await finish()
+        case .restart(let reason):
+            try discardPartial()
+            countRestart()
+            if restartsThisRun > max(request.maxAttempts, 1) {
+                throw TransferError(.resourceChanged, url: shownURL, detail: "last restart: \(reason)")
+            }
+        case .incomplete where progressed:
+            checkpoint()
+        case .incomplete:
+            failures += 1
+            try await waitBeforeRetry(failures: failures, retryAfter: nil, cause: TransferError(.io, url: shownURL, detail: "the body ended early without new bytes"))
+        case .transient(let error, let retryAfter):
+            checkpoint()
+            failures += 1
+            try await waitBeforeRetry(failures: failures, retryAfter: retryAfter, cause: error)
+        case .fatal(let error):
+            throw error
+        case .limitReached:
+            checkpoint()
+            throw TransferError(.byteLimitReached, url: shownURL, path: paths.destination)
+        case .cancelled:
+            throw cancelled()
+        case .openingRefused:
+            // The server serves ranges without telling the size: one connection, no bounded range.
+            segmentsRefused = true
+        case .split:
+            throw TransferError(.io, url: shownURL, detail: "a segmented run was not started")
+        }
+        return nil
+    }
+
+    /// One attempt: a segmented run over a segmented partial file, or one request (which, as an
+    /// opening request, may hand its body over to a segmented run for the rest).
+    private mutating func attempt() async throws(TransferError) -> AttemptReport {
+        if let completed = try segmentedPartial(), let part = state.part, let metadata = state.metadata {
+            return await segmented(part: part, metadata: metadata, completed: completed, handoff: nil, admit: admit)
+        }
+        let plan = ResumePlanner.plan(url: download.url.storageKey, metadata: state.metadata, partLength: state.part?.length)
+        if case .fresh(let discarding) = plan, discarding > 0 {
+            // An unusable partial file (no metadata, another URL, no validator): start over.
+            try discardPartial()
+            countRestart()
+        }
+        var report = await DownloadAttempt(
+            download: download, plan: plan, opening: openingLength, metadata: state.metadata, part: state.part,
+            byteLimit: byteLimit.map { max(0, $0 - receivedThisRun) }, admit: admit,
+            base: ProgressBase(receivedThisRun: receivedThisRun, refetched: state.refetched, attempt: state.attempts),
+            progress: progress
+        ).run()
+        guard case .split(let handoff) = report.outcome, let part = report.part ?? state.part, let metadata = report.metadata,
+            let stored = metadata.completed
+        else { return report }
+        let rest = await segmented(part: part, metadata: metadata, completed: RangeSet(stored), handoff: handoff, admit: nil)
+        report.outcome = rest.outcome
+        report.received += rest.received
+        report.metadata = rest.metadata
+        return report
+    }
+
+    mutating func countRestart() {
         restartsThisRun += 1
         state.restarts += 1
     }
@@ -126,7 +168,7 @@ struct DownloadRun {
         state.retryWaited += delay
         progress(
             DownloadProgress(
-                bytesOnDisk: state.part?.length ?? 0, totalBytes: state.metadata?.size, bytesReceivedThisRun: receivedThisRun,
+                bytesOnDisk: bytesOnDisk, totalBytes: state.metadata?.size, bytesReceivedThisRun: receivedThisRun,
                 bytesRefetched: state.refetched, attempt: state.attempts, retryingAfter: delay, retryCause: cause
             )
         )
@@ -138,7 +180,7 @@ struct DownloadRun {
     }
 
     /// Gives up the partial file and its metadata (a clean restart from byte 0).
-    private mutating func discardPartial() throws(TransferError) {
+    mutating func discardPartial() throws(TransferError) {
         do {
             try state.part?.truncate()
         } catch {
@@ -150,10 +192,12 @@ struct DownloadRun {
     }
 
     /// Records the bytes on disk in the metadata (best effort: with a full disk the old
-    /// metadata stays, and the file's length remains the truth).
+    /// metadata stays, and the file's length remains the truth). A segmented partial file's
+    /// completed ranges are made durable first: they are the truth.
     func checkpoint() {
         guard var metadata = state.metadata, let part = state.part, metadata.url == download.url.storageKey else { return }
-        metadata.bytesWritten = part.length
+        if metadata.completed != nil { try? part.sync() }
+        metadata.bytesWritten = bytesOnDisk
         try? MetadataFile.write(metadata, name: paths.metadataName, in: directory)
     }
 

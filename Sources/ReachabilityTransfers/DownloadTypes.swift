@@ -25,11 +25,35 @@ public struct DownloadRequest: Sendable, Hashable {
     public var readTimeout: Duration
     /// Extra request headers (`-H`). `Range` and `If-Range` are the downloader's own.
     public var headers: [HTTPHeaderField]
+    /// How many connections may fetch the file at once, in ``connectionRange`` (default 1).
+    ///
+    /// Above 1, the first request asks for the first 4 MiB only (`Range: bytes=0-4194303`, from
+    /// the end of a partial file written from its start). When the server answers `206` with the
+    /// resource's size and more remains, that body becomes the first segment and the rest is
+    /// fetched in segments, each with its own `Range: bytes=FIRST-LAST` request and `If-Range`,
+    /// by up to `connections` connections at once, written in place into the partial file. A
+    /// segment is at least 1 MiB (the last bytes excepted) and sized to take about two seconds
+    /// at its connection's rate; segments are handed out front first. Every answer must be the
+    /// same resource (size, ETag, Last-Modified), else the download starts again from byte 0.
+    /// A server that ignores `Range` (`200`), does not tell the size, or a file that fits in the
+    /// first request, gets the one-connection download, unchanged.
+    ///
+    /// The metadata records the completed ranges (``PartialDownload/completed``), made durable
+    /// every second and on a pause, so a pause, a `kill -9` or a crash resumes each missing
+    /// range (bytes written after the last record are fetched again after a `kill -9`). The
+    /// SHA-256 is computed by reading the completed prefix back as it grows rather than as the
+    /// bytes arrive. The byte limit of ``Download/run(byteLimit:admit:progress:)`` holds across
+    /// all connections together, and progress is their sum. A client given to
+    /// ``Downloader/init(client:retryPolicy:)`` needs room for that many connections per host.
+    public var connections: Int
+
+    /// The values ``connections`` may take.
+    public static let connectionRange: ClosedRange<Int> = 1...16
 
     public init(
         url: String, destination: String, expectedSHA256: String? = nil, caFile: String? = nil,
         maxAttempts: Int = 5, maxRetryTime: Duration = .seconds(600), readTimeout: Duration = .seconds(30),
-        headers: [HTTPHeaderField] = []
+        headers: [HTTPHeaderField] = [], connections: Int = 1
     ) {
         self.url = url
         self.destination = destination
@@ -39,6 +63,7 @@ public struct DownloadRequest: Sendable, Hashable {
         self.maxRetryTime = maxRetryTime
         self.readTimeout = readTimeout
         self.headers = headers
+        self.connections = connections
     }
 }
 
@@ -152,7 +177,7 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Code: Hashable {
             case invalidURL, unreachable, httpStatus(Int), notWritable, diskFull, checksumMismatch, resourceChanged
-            case tlsFailure, timedOut, cancelled, io, byteLimitReached, protocolError, proxyFailure
+            case tlsFailure, timedOut, cancelled, io, byteLimitReached, protocolError, proxyFailure, invalidRequest
         }
 
         private let code: Code
@@ -187,6 +212,9 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let protocolError = Kind(code: .protocolError)
         /// The proxy refused the connection or asked for credentials.
         public static let proxyFailure = Kind(code: .proxyFailure)
+        /// A request setting is out of its range (``DownloadRequest/connections``). Raised before
+        /// any traffic.
+        public static let invalidRequest = Kind(code: .invalidRequest)
 
         /// The HTTP status, for ``httpStatus(_:)``.
         public var httpStatus: Int? {
@@ -210,6 +238,7 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             case .byteLimitReached: "byteLimitReached"
             case .protocolError: "protocolError"
             case .proxyFailure: "proxyFailure"
+            case .invalidRequest: "invalidRequest"
             }
         }
 
@@ -229,6 +258,7 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             case .byteLimitReached: "stopped \(url) at the byte limit for this network (partial file kept)"
             case .protocolError: "\(url) broke HTTP"
             case .proxyFailure: "the proxy failed for \(url)"
+            case .invalidRequest: "invalid request for \(url)"
             }
         }
     }

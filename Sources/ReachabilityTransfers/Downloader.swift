@@ -58,12 +58,17 @@ public final class Downloader: Sendable {
     /// Shuts the owned clients down and waits for them.
     public func shutdownGracefully() async throws { try await clients.shutdownGracefully() }
 
-    /// Checks `request` without any network traffic (the URL, the destination: its directory
-    /// writable, nothing but a regular file in its place, no other download into it) and
-    /// returns the download, ready to ``Download/run(byteLimit:admit:progress:)``.
+    /// Checks `request` without any network traffic (the URL, ``DownloadRequest/connections``,
+    /// the destination: its directory writable, nothing but a regular file in its place, no
+    /// other download into it) and returns the download, ready to
+    /// ``Download/run(byteLimit:admit:progress:)``.
     public func prepare(_ request: DownloadRequest) throws(TransferError) -> Download {
         guard let url = TransferURL(request.url) else {
             throw TransferError(.invalidURL, url: Self.shown(request.url), detail: "only http and https URLs with a host (and a port in 1-65535) are supported")
+        }
+        guard DownloadRequest.connectionRange.contains(request.connections) else {
+            let range = DownloadRequest.connectionRange
+            throw TransferError(.invalidRequest, url: url.redacted, detail: "connections must be \(range.lowerBound) to \(range.upperBound), not \(request.connections)")
         }
         let paths = TransferPaths(destination: request.destination)
         let directory: DirectoryHandle
@@ -92,7 +97,8 @@ public final class Downloader: Sendable {
     ///   - request: what to download and where.
     ///   - progress: called from the downloading task, at most about every 50 ms or 4 MiB, and
     ///     once before each wait between attempts (with ``DownloadProgress/retryingAfter``).
-    /// - Throws: ``TransferError``; `invalidURL` and `notWritable` before any network traffic.
+    /// - Throws: ``TransferError``; `invalidURL`, `invalidRequest` and `notWritable` before any
+    ///   network traffic.
     public func download(
         _ request: DownloadRequest, progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) async throws(TransferError) -> DownloadResult {

@@ -40,11 +40,14 @@ final class HTTPClients: Sendable {
     }
 
     /// Retries are ours (with backoff and Retry-After), so the pool fails fast; byte ranges are
-    /// of the encoded body, so nothing is decompressed.
+    /// of the encoded body, so nothing is decompressed. A request waiting for a connection
+    /// counts against its read timeout, so the pool has room for several segmented downloads
+    /// of one host at once (the default is 8 connections per host).
     static func configuration(proxy: HTTPClient.Configuration.Proxy?) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(15))
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         configuration.decompression = .disabled
         configuration.redirectConfiguration = .follow(max: 10, allowCycles: false)
         configuration.proxy = proxy

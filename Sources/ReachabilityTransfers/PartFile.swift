@@ -94,23 +94,27 @@ final class PipelinedHasher: Sendable {
     }
 }
 
-/// The partial file, written only at its end, with a running SHA-256 of everything in it.
+/// The partial file, with a running SHA-256 of its first ``length`` bytes.
 ///
-/// Sendable so the attempt's child task can write it; one task uses it at a time.
+/// Written from its start, it grows only at its end (``append(_:)``) and every byte is hashed as
+/// it is written. Fetched in segments, it is written anywhere (``write(_:at:)``, by several tasks
+/// at once) and may have holes; ``length`` is then the prefix hashed so far, which
+/// ``hashThrough(_:)`` extends by reading back bytes known to be complete.
 final class PartFile: Sendable {
     /// Hashing may lag behind writing by this much before writers wait for it.
     static let maximumHashBacklog = 32 << 20
 
     let path: String
     let descriptor: Int32
-    /// Bytes in the file (all submitted to the hasher).
+    /// Bytes in the file from its start, all submitted to the hasher.
     private let state: Mutex<Int64>
     private let hasher: PipelinedHasher
 
     /// Opens (creating if needed, mode 0600, never through a symlink) the partial file `name`
-    /// in `directory` and hashes what it already holds. Takes an exclusive `flock` so two
-    /// processes never write the same partial file.
-    init(directory: DirectoryHandle, name: String, truncate: Bool) throws(FileError) {
+    /// in `directory` and hashes what it already holds (with `hashExisting`; a segmented
+    /// partial file, which may have holes, starts with nothing hashed). Takes an exclusive
+    /// `flock` so two processes never write the same partial file.
+    init(directory: DirectoryHandle, name: String, truncate: Bool, hashExisting: Bool = true) throws(FileError) {
         let path = directory.display(name)
         let fd = try directory.openRegular(name, flags: O_RDWR, create: true)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
@@ -132,7 +136,7 @@ final class PartFile: Sendable {
         }
         self.path = path
         descriptor = fd
-        let length = Int64(info.st_size)
+        let length = hashExisting ? Int64(info.st_size) : 0
         var prefix = SHA256()
         if length > 0 {
             do throws(FileError) {
@@ -172,6 +176,9 @@ final class PartFile: Sendable {
     /// Whether the hasher is far enough behind that the writer should ``drainHashing()``.
     var hashingIsBehind: Bool { hasher.pendingBytes > Self.maximumHashBacklog }
 
+    /// Bytes submitted to the hasher and not hashed yet.
+    var hashBacklog: Int { hasher.pendingBytes }
+
     /// Waits for the hasher to catch up.
     func drainHashing() async { await hasher.drain() }
 
@@ -197,6 +204,60 @@ final class PartFile: Sendable {
                 }
             }
         }
+    }
+
+    /// Writes `bytes` at `offset` (a segment's bytes; the hash is not touched). Returns how many
+    /// reached the file, with the error that stopped it short.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> (written: Int, error: FileError?) {
+        var done = 0
+        while done < bytes.count {
+            let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + Int64(done)))
+            if written < 0 {
+                if errno == EINTR { continue }
+                return (done, FileError("write", path: path))
+            }
+            done += written
+        }
+        return (done, nil)
+    }
+
+    /// Extends the hashed prefix to `end` by reading the file back, at most `step` bytes now;
+    /// the caller knows bytes up to `end` are complete. Returns the new ``length``.
+    @discardableResult
+    func hashThrough(_ end: Int64, step: Int = 4 << 20) throws(FileError) -> Int64 {
+        let start = length
+        guard end > start else { return start }
+        let count = Int(min(Int64(step), end - start))
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        var failure: FileError?
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
+            var filled = 0
+            while filled < count {
+                let got = pread(descriptor, raw.baseAddress! + filled, count - filled, off_t(start + Int64(filled)))
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else {
+                    failure = FileError(got == 0 ? "read (file shrank)" : "read", path: path, code: got == 0 ? EIO : errno)
+                    return filled
+                }
+                filled += got
+            }
+            return filled
+        }
+        if let failure { throw failure }
+        return state.withLock { (length: inout Int64) -> Int64 in
+            // Only this task extends a segmented file's hash; a truncate in between would not happen.
+            guard length == start else { return length }
+            hasher.submit(buffer)
+            length = start + Int64(count)
+            return length
+        }
+    }
+
+    /// The file's size on disk (holes included).
+    var fileLength: Int64 {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return 0 }
+        return Int64(info.st_size)
     }
 
     /// Empties the file and the hash (a restart from byte 0).

@@ -1,8 +1,9 @@
 /// What a partial download on disk is known to be: the sidecar metadata (`DEST.part.json`)
 /// written before the first body byte, plus the length of `DEST.part`.
 ///
-/// The length of the partial file is the truth about how many bytes are on disk; the metadata
-/// holds the validators that tell whether those bytes still belong to the remote resource.
+/// For a download written from its start, the length of the partial file is the truth about how
+/// many bytes are on disk; for one fetched in segments, ``completed`` is. The metadata holds the
+/// validators that tell whether those bytes still belong to the remote resource.
 public struct PartialDownload: Sendable, Hashable, Codable {
     /// The URL exactly as the request gave it.
     public var url: String
@@ -12,16 +13,28 @@ public struct PartialDownload: Sendable, Hashable, Codable {
     public var etag: String?
     /// The `Last-Modified` of that response, verbatim.
     public var lastModified: String?
-    /// Bytes known written at the last checkpoint (informational; the file's length wins).
+    /// Bytes known written at the last checkpoint (informational; the file's length wins, or
+    /// ``completed`` for a segmented download).
     public var bytesWritten: Int64
+    /// For a download fetched in segments (``DownloadRequest/connections`` above 1): the byte
+    /// ranges of the partial file that hold the resource, sorted and merged, as of the last
+    /// checkpoint; the file may have holes elsewhere. Nil for a download written from its start.
+    /// Stored as `"completed": [[first, end], …]` (end exclusive).
+    public var completed: [Range<Int64>]?
 
-    public init(url: String, size: Int64?, etag: String?, lastModified: String?, bytesWritten: Int64 = 0) {
+    public init(
+        url: String, size: Int64?, etag: String?, lastModified: String?, bytesWritten: Int64 = 0, completed: [Range<Int64>]? = nil
+    ) {
         self.url = url
         self.size = size
         self.etag = etag
         self.lastModified = lastModified
         self.bytesWritten = bytesWritten
+        self.completed = completed
     }
+
+    /// Bytes in ``completed``; nil for a download written from its start.
+    var completedBytes: Int64? { completed.map { $0.reduce(0) { $0 + Int64($1.count) } } }
 
     /// The validator to send in `If-Range`: a strong ETag, else `Last-Modified`; never a weak
     /// ETag (RFC 9110 §13.1.5 requires a strong comparison).

@@ -44,6 +44,8 @@ final class RequestLog: Sendable {
     }
 
     func append(_ entry: LogEntry) {
+        var entry = entry
+        entry.ended = LogEntry.now()
         let line = entry.json + "\n"
         lock.withLock { _ in
             var bytes = Array(line.utf8)
@@ -85,12 +87,18 @@ struct LogEntry {
     /// `Authorization`, `User-Agent` and every `X-…` header, `name: value`, as received: what
     /// a test checks a client sent.
     var headers: [String] = []
+    /// When the request was read and when its response ended, in microseconds of the monotonic
+    /// clock: which requests were served at the same time.
+    var began = LogEntry.now()
+    var ended: Int64 = 0
+
+    static func now() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1000) }
 
     var json: String {
         "{\"method\":\(JSONText.quoted(method)),\"path\":\(JSONText.quoted(path)),\"query\":\(JSONText.quoted(query)),"
             + "\"range\":\(JSONText.optional(range)),\"ifRange\":\(JSONText.optional(ifRange)),\"status\":\(status),"
             + "\"bytes\":\(bytes),\"start\":\(start.map { String($0) } ?? "null"),\"outcome\":\(JSONText.quoted(outcome)),"
-            + "\"headers\":[\(headers.map(JSONText.quoted).joined(separator: ","))]}"
+            + "\"headers\":[\(headers.map(JSONText.quoted).joined(separator: ","))],\"began\":\(began),\"ended\":\(ended)}"
     }
 }
 

@@ -18,7 +18,8 @@
 //   redirect=TARGET           302 to TARGET; redirect=self: to this very target (a loop)
 // --log FILE appends one JSON object per request: method, path, query, range, ifRange, status,
 // bytes (body bytes sent), start (first body offset), outcome, headers (Authorization,
-// User-Agent and X-* as `name: value`).
+// User-Agent and X-* as `name: value`), began and ended (microseconds of the monotonic clock:
+// which requests were served at the same time).
 // SIGTERM and SIGINT close the listener and exit 0.
 
 import Dispatch

@@ -15,7 +15,9 @@ struct GetCommand: AsyncParsableCommand {
             (a size over --max-cellular on cellular, cellular at all with --no-cellular, any \
             metered network with --no-expensive), and resumes with HTTP Range when allowed again, \
             losing no byte. A partial download (DEST.part and DEST.part.json) survives the \
-            process: run the same command again to resume it. Exit codes: 0 every file \
+            process: run the same command again to resume it. With --connections N, a server \
+            that serves ranges is asked for up to N ranges at once (each resumable); other \
+            servers get one connection. Exit codes: 0 every file \
             downloaded, 1 a download failed (network, HTTP status, disk), 2 a checksum did not \
             match, 64 bad usage (bad URL, size or option).
             """)
@@ -45,6 +47,9 @@ struct GetCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("per-host"), help: "Downloads at once from one host.")
     var perHost: Int = 2
+
+    @Option(help: ArgumentHelp("Connections per file (1-16): ranges fetched in parallel from a server that serves them.", valueName: "N"))
+    var connections: Int = 1
 
     @Option(help: ArgumentHelp("Seconds the path must allow again before a paused download resumes.", valueName: "SECONDS"))
     var settle: Double = 2
@@ -81,6 +86,7 @@ struct GetCommand: AsyncParsableCommand {
             guard sha256 == nil else { throw ValidationError("--sha256 cannot check standard output") }
         }
         try OptionChecks.check(perHost, option: "--per-host", in: 1...64, unit: "downloads")
+        try OptionChecks.check(connections, option: "--connections", in: DownloadRequest.connectionRange, unit: "connections")
         try OptionChecks.check(retries, option: "--retries", in: 1...1000, unit: "attempts")
         _ = try OptionChecks.seconds(settle, option: "--settle")
         _ = try OptionChecks.seconds(retryMaxTime, option: "--retry-max-time")
@@ -138,7 +144,7 @@ struct GetCommand: AsyncParsableCommand {
             let path = try destination(for: url)
             let request = DownloadRequest(
                 url: url, destination: path, expectedSHA256: sha256, caFile: caFile, maxAttempts: retries, maxRetryTime: maxRetryTime,
-                headers: headers
+                headers: headers, connections: connections
             )
             return (url, (PathNames.basename(path), TransferJob.download(request, policy: policy)))
         }
@@ -146,7 +152,7 @@ struct GetCommand: AsyncParsableCommand {
 
     static func exitCode(_ error: TransferError) -> Int32 {
         switch error.kind {
-        case .invalidURL, .notWritable: 64
+        case .invalidURL, .notWritable, .invalidRequest: 64
         case .checksumMismatch: 2
         default: 1
         }

@@ -32,6 +32,18 @@ private struct TestServer {
         }
     }
 
+    /// The requests logged so far: method, the bytes `Range` asked for (end exclusive), and when
+    /// the server read it (microseconds of the monotonic clock).
+    func requests() throws -> [(method: String, range: Range<Int>?, began: Int)] {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return try text.split(separator: "\n").map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let header = (object?["range"] as? String)?.dropFirst("bytes=".count).split(separator: "-").compactMap { Int($0) }
+            let range = header.flatMap { $0.count == 2 ? $0[0]..<($0[1] + 1) : nil }
+            return (object?["method"] as? String ?? "", range, object?["began"] as? Int ?? 0)
+        }
+    }
+
     func bytesSent() throws -> Int {
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         return try text.split(separator: "\n").reduce(0) { total, line in
@@ -46,6 +58,12 @@ private func randomFile(_ path: String, bytes: Int) throws -> String {
     let data = Data((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
     try data.write(to: URL(fileURLWithPath: path))
     return try TestNamespace.execute(["sha256sum", path]).split(separator: " ").first.map(String.init) ?? ""
+}
+
+/// The completed ranges a segmented download's sidecar records, as `[first, end]` pairs.
+private func segmentRanges(_ path: String) throws -> [[Int]] {
+    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+    return object?["completed"] as? [[Int]] ?? []
 }
 
 /// A namespace with an uplink (`up0`, a veth with a default route), so the path is reachable:
@@ -197,10 +215,63 @@ struct ReachGetTests {
         #expect(!FileManager.default.fileExists(atPath: destination + ".part.json"))
     }
 
+    @Test func aKilledSegmentedDownloadResumesEachSegmentOnTheNextRun() async throws {
+        let ns = try await onlineNamespace()
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let size = 12_000_000
+        let sha = try randomFile(files.path + "/data.bin", bytes: size)
+        let server = try await TestServer(root: files.path, log: files.path + "/requests.log", in: ns)
+        defer { server.stream.stop() }
+        let destination = files.path + "/data.out"
+        // 1.5 MB/s per request: four connections under way for seconds.
+        let url = server.url("data.bin?slow=1500000")
+
+        let first = try ReachStream(["get", "--json", "--connections", "4", "-o", destination, url], in: ns)
+        defer { first.stop() }
+        // Wait for a checkpoint that records several segments under way, then SIGKILL.
+        var recorded: [[Int]] = []
+        for _ in 0..<600 where recorded.count < 2 {
+            try await Task.sleep(for: .milliseconds(20))
+            recorded = (try? segmentRanges(destination + ".part.json")) ?? []
+        }
+        first.kill()
+        #expect(recorded.count >= 2, "no checkpoint with several segments: \(recorded)")
+        // The sidecar as the killed process left it (a checkpoint may have followed the read).
+        let completed = try segmentRanges(destination + ".part.json")
+        let done = completed.reduce(0) { $0 + $1[1] - $1[0] }
+        #expect(done > 0 && done < size)
+        // The killed process's last responses may be logged later: the second run's requests
+        // are those read after it started.
+        let resumedAt = Int(DispatchTime.now().uptimeNanoseconds / 1000)
+
+        let second = try ReachStream(["get", "--json", "--connections", "4", "--sha256", sha, "-o", destination, url], in: ns)
+        defer { second.stop() }
+        let line = try await second.waitForLine(bound: .seconds(60)) { $0.contains("\"event\":\"done\"") }
+        #expect(second.waitForExit() == 0)
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(result["sha256"] as? String == sha)
+        #expect(result["refetched"] as? Int == 0)
+        #expect(result["restarts"] as? Int == 0)
+        // Exactly the bytes missing from the recorded segments, each asked for once.
+        #expect(result["downloaded"] as? Int == size - done)
+        #expect(try TestNamespace.execute(["sha256sum", destination]).hasPrefix(sha))
+        let resumed = try server.requests().filter { $0.method == "GET" && $0.began >= resumedAt }
+        #expect(!resumed.isEmpty)
+        for request in resumed {
+            let asked = try #require(request.range)
+            #expect(!completed.contains { $0[0] < asked.upperBound && asked.lowerBound < $0[1] }, "\(asked) overlaps \(completed)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination + ".part"))
+        #expect(!FileManager.default.fileExists(atPath: destination + ".part.json"))
+    }
+
     @Test(arguments: [
         (["get", "ftp://example.invalid/x"], "not an http:// or https:// URL with a host (and a port in 1-65535): 'ftp://example.invalid/x'"),
         (["get", "--max-cellular", "lots", "http://127.0.0.1:9/x"], "--max-cellular: not a size: 'lots'"),
         (["get", "--sha256", "abc", "http://127.0.0.1:9/x"], "--sha256: expected 64 hex digits"),
+        (["get", "--connections", "0", "http://127.0.0.1:9/x"], "--connections must be from 1 to 16 connections, not 0"),
+        (["get", "--connections", "17", "http://127.0.0.1:9/x"], "--connections must be from 1 to 16 connections, not 17"),
     ])
     func badUsageExits64(_ arguments: [String], _ message: String) throws {
         let result = try reach(arguments)

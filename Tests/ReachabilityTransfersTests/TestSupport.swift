@@ -80,6 +80,30 @@ struct LoggedRequest: Sendable {
     var outcome: String
     /// `Authorization`, `User-Agent` and `X-…` headers as `name: value`.
     var headers: [String]
+    /// When the server read the request and ended the response (microseconds, monotonic).
+    var began: Int64 = 0
+    var ended: Int64 = 0
+
+    /// The bytes asked for by `Range: bytes=FIRST-LAST` (end exclusive); nil without one.
+    var requestedRange: Range<Int64>? {
+        guard let range, range.hasPrefix("bytes="), !range.contains(",") else { return nil }
+        let bounds = range.dropFirst("bytes=".count).split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = Int64(bounds[0]) else { return nil }
+        return first..<((Int64(bounds[1]) ?? Int64.max - 1) + 1)
+    }
+}
+
+/// The most requests the server was serving at the same moment.
+func maximumOverlap(_ requests: [LoggedRequest]) -> Int {
+    // Ends sort before starts at the same instant: back-to-back requests do not overlap.
+    let events = requests.flatMap { [($0.began, 1), ($0.ended, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+    var current = 0
+    var most = 0
+    for (_, change) in events {
+        current += change
+        most = max(most, current)
+    }
+    return most
 }
 
 /// A `reach-testserver` process on 127.0.0.1 with its own document root and log, plus a
@@ -170,7 +194,9 @@ final class TestServer {
                 bytes: (object["bytes"] as? NSNumber)?.int64Value ?? 0,
                 start: (object["start"] as? NSNumber)?.int64Value,
                 outcome: object["outcome"] as? String ?? "",
-                headers: object["headers"] as? [String] ?? []
+                headers: object["headers"] as? [String] ?? [],
+                began: (object["began"] as? NSNumber)?.int64Value ?? 0,
+                ended: (object["ended"] as? NSNumber)?.int64Value ?? 0
             )
         }
     }

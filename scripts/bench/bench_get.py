@@ -12,9 +12,17 @@
 3. Re-reading: a download paused once 2 GiB (--quick: 256 MiB) are on disk and resumed in the
    same process; the process's `rchar` (/proc/PID/io) from the pause until 16 MiB more have
    arrived, less those network bytes, is what it re-read of the partial file (target 0).
+4. Segments: a server that limits each request's rate (nginx `limit_rate`, 32 MiB/s), where
+   `reach get --connections 4`, `aria2c -x 4 -s 4` and `curl` download the same file (512 MiB;
+   --quick: 256 MiB), in turn, N times each. Reports MiB/s, the ratios to curl and to aria2c,
+   CPU seconds, peak RSS, and how many requests each made. nginx lets each request send its
+   first second's worth at once (`limit_rate` allows rate x (elapsed + 1 s)), so a client that
+   makes more requests gets more than N x the rate: the same three tools are also measured
+   against reach-testserver's `slow=`, a per-request throttle without that burst.
 
 Only loopback and the benchmark's own namespace carry traffic; the namespace is deleted and
-nginx stopped even on failure. Prints a table and writes scripts/bench/results/get-*.json.
+the servers stopped even on failure. `--scenarios segments` runs one scenario. Prints a table
+and writes scripts/bench/results/get-*.json.
 """
 import argparse, atexit, hashlib, json, os, resource, shutil, signal, subprocess, sys, tempfile, threading, time
 
@@ -36,12 +44,27 @@ for sig in (signal.SIGINT, signal.SIGTERM):
 
 
 def run_measured(command):
-    """Runs a command; returns (wall seconds, cpu seconds, peak RSS MiB, exit status)."""
+    """Runs a command; returns (wall seconds, cpu seconds, peak RSS MiB, exit status).
+
+    The peak RSS comes from GNU time when it is there: `ru_maxrss` of a child that Python forked
+    counts Python's own pages before the exec (a floor of about 27 MiB for any tool).
+    """
+    timer = shutil.which("time") or "/usr/bin/time"
+    report = None
+    if os.path.exists(timer):
+        report = tempfile.NamedTemporaryFile(prefix="reach-bench-rss-", delete=False).name
+        command = [timer, "-f", "%M", "-o", report, *command]
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.monotonic() - start
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    rss = usage.ru_maxrss / 1024
+    if report:
+        with open(report) as handle:
+            lines = handle.read().split()
+        os.remove(report)
+        rss = int(lines[-1]) / 1024 if lines and lines[-1].isdigit() else rss
+    return wall, usage.ru_utime + usage.ru_stime, rss, os.waitstatus_to_exitcode(status)
 
 
 def make_file(path, size):
@@ -68,6 +91,99 @@ http {{ access_log off; sendfile on; tcp_nopush on;
             return
         except Exception:
             time.sleep(0.05)
+
+
+def start_limited_nginx(root, port, work, rate):
+    """nginx with `limit_rate` per request and an access log (one line per request)."""
+    conf = os.path.join(work, "nginx-limited.conf")
+    log = os.path.join(work, "limited-access.log")
+    with open(conf, "w") as out:
+        out.write(f"""daemon off; worker_processes 1; pid {work}/nginx-limited.pid; error_log {work}/nginx-limited.err;
+events {{ worker_connections 64; }}
+http {{ access_log {log}; sendfile on; tcp_nopush on;
+  client_body_temp_path {work}; proxy_temp_path {work}; fastcgi_temp_path {work}; uwsgi_temp_path {work}; scgi_temp_path {work};
+  server {{ listen 127.0.0.1:{port}; root {root}; limit_rate {rate}; }} }}
+""")
+    process = subprocess.Popen(["nginx", "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cleanups.append(lambda: (process.terminate(), process.wait(10)))
+    for _ in range(100):
+        # Exit 7: nothing listens yet; anything else is an answer.
+        if subprocess.run(["curl", "-s", "-o", "/dev/null", f"http://127.0.0.1:{port}/"], timeout=2).returncode != 7:
+            break
+        time.sleep(0.05)
+    return log
+
+
+def start_testserver(server_binary, root):
+    """reach-testserver on 127.0.0.1 (its `slow=` throttles each request without a burst)."""
+    server = subprocess.Popen([server_binary, "--root", root, "--port", "0"], stdout=subprocess.PIPE, text=True)
+    cleanups.append(lambda: (server.terminate(), server.wait(10)))
+    return int(server.stdout.readline().strip().rsplit(":", 1)[1])
+
+
+def line_count(path):
+    if not os.path.exists(path):
+        return 0
+    with open(path, "rb") as handle:
+        return sum(1 for _ in handle)
+
+
+def segments(reach, work, size, runs, url, access_log, connections=4):
+    """`reach get --connections N`, `aria2c -x N -s N` and `curl` on one URL, alternately."""
+    out = os.path.join(work, "seg-out")
+    os.makedirs(out, exist_ok=True)
+    commands = {
+        "curl": lambda dest: ["curl", "-sS", "-o", dest, url],
+        "aria2c": lambda dest: ["aria2c", "-q", "-x", str(connections), "-s", str(connections), "--allow-overwrite=true",
+                                "--auto-file-renaming=false", "-d", os.path.dirname(dest), "-o", os.path.basename(dest), url],
+        "reach": lambda dest: [reach, "get", "--connections", str(connections), "-o", dest, url],
+    }
+    rows = []
+    for _ in range(runs):
+        for tool, command in commands.items():
+            dest = os.path.join(out, f"{tool}.bin")
+            for leftover in (dest, dest + ".part", dest + ".part.json", dest + ".aria2"):
+                if os.path.exists(leftover):
+                    os.remove(leftover)
+            subprocess.run(["sync"])
+            before = line_count(access_log) if access_log else 0
+            wall, cpu, rss, status = run_measured(command(dest))
+            time.sleep(0.2)  # nginx writes its access log line as each response ends
+            requests = line_count(access_log) - before if access_log else None
+            ok = status == 0 and os.path.exists(dest) and os.path.getsize(dest) == size
+            rows.append({"tool": tool, "bytes": size, "seconds": wall, "mib_per_s": size / wall / (1 << 20), "cpu_seconds": cpu,
+                         "peak_rss_mib": rss, "requests": requests, "ok": ok, "sha256": sha256_file(dest) if ok else None})
+            if os.path.exists(dest):
+                os.remove(dest)
+    return rows
+
+
+def sha256_file(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(4 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def summarize_segments(rows, label):
+    """Prints a table (best run per tool) and the ratios; returns the summary."""
+    best = {tool: max((r for r in rows if r["tool"] == tool), key=lambda r: r["mib_per_s"]) for tool in ("curl", "aria2c", "reach")}
+    print(f"  {label}")
+    print(f"    {'tool':28} {'MiB/s':>8} {'s':>7} {'CPU s':>7} {'peak RSS MiB':>13} {'requests':>9}")
+    names = {"curl": "curl", "aria2c": "aria2c -x 4 -s 4", "reach": "reach get --connections 4"}
+    for tool in ("curl", "aria2c", "reach"):
+        r = best[tool]
+        requests = "-" if r["requests"] is None else str(r["requests"])
+        print(f"    {names[tool]:28} {r['mib_per_s']:8.1f} {r['seconds']:7.2f} {r['cpu_seconds']:7.2f} {r['peak_rss_mib']:13.1f} {requests:>9}"
+              f"{'' if r['ok'] else '  FAILED'}")
+    digests = {r["sha256"] for r in rows if r["sha256"]}
+    vs_curl = best["reach"]["mib_per_s"] / best["curl"]["mib_per_s"]
+    vs_aria = best["reach"]["mib_per_s"] / best["aria2c"]["mib_per_s"]
+    print(f"    reach/curl {vs_curl:.2f} (target >= 3.5: {'met' if vs_curl >= 3.5 else 'NOT MET'}), "
+          f"reach/aria2c {vs_aria:.2f} (target >= 0.95: {'met' if vs_aria >= 0.95 else 'NOT MET'}); "
+          f"files identical: {'yes' if len(digests) == 1 and all(r['ok'] for r in rows) else 'NO'}")
+    return {"best": best, "reach_vs_curl": vs_curl, "reach_vs_aria2c": vs_aria, "identical": len(digests) == 1}
 
 
 def throughput(reach, work, sizes, runs, port):
@@ -257,24 +373,12 @@ def reread(reach, server_binary, work, partial):
             "paused_reason": paused.get("reason")}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--reach", default=os.path.join(ROOT, ".build-release/release/reach"))
-    parser.add_argument("--server", default=os.path.join(ROOT, ".build-release/release/reach-testserver"))
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--port", type=int, default=18080)
-    args = parser.parse_args()
-    sizes = [64 << 20, 256 << 20] if args.quick else [256 << 20, 1 << 30]
-    work = tempfile.mkdtemp(prefix="reach-bench-get-")
-    cleanups.append(lambda: shutil.rmtree(work, ignore_errors=True))
-    start_nginx(os.path.join(work, "www"), args.port, work)
-    os.makedirs(os.path.join(work, "www"), exist_ok=True)
-    rows = throughput(args.reach, work, sizes, 1 if args.quick else args.runs, args.port)
-    pause = pausing(args.reach, args.server, work, 3 if args.quick else 5, 4 << 20)
-    again = reread(args.reach, args.server, work, (256 << 20) if args.quick else (2 << 30))
+def parse_rate(text):
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    return int(text[:-1]) * units[text[-1].lower()] if text[-1].lower() in units else int(text)
 
-    print(f"reach get benchmark  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}  ({'quick' if args.quick else 'full'})")
+
+def report_throughput(rows, sizes):
     print("1 throughput from local nginx (best of runs)")
     print(f"  {'size':>8} {'tool':6} {'MiB/s':>8} {'CPU s':>7} {'peak RSS MiB':>13}")
     summary = {}
@@ -291,20 +395,105 @@ def main():
     print(f"  throughput ratio reach/curl at {big >> 20} MiB: {ratio:.2f} (target >= 0.95: {'met' if ratio >= 0.95 else 'NOT MET'})")
     print(f"  CPU ratio reach/curl at {big >> 20} MiB: {cpu:.2f} (target <= 1.3: {'met' if cpu <= 1.3 else 'NOT MET'})")
     print(f"  reach peak RSS growth from {sizes[0] >> 20} to {big >> 20} MiB: {rss_growth:+.1f} MiB (flat in file size)")
+    return {"throughput": rows, "ratio": ratio, "cpu_ratio": cpu, "rss_growth_mib": rss_growth}
+
+
+def report_pausing(pause):
+    if "error" in pause:
+        print(f"2 pausing on a route switch to cellular: FAILED: {pause['error']}")
+        return
     print(f"2 pausing on a route switch to cellular, {pause['switches']} switches during one {pause['bytes'] >> 20} MiB download")
     print(f"  route command -> paused event: p50 {pause['p50_ms']:.1f} ms, max {pause['max_ms']:.1f} ms")
     print(f"  bytes refetched: {pause['refetched']} (target 0); downloaded {pause['downloaded']} of {pause['bytes']}; "
           f"restarts {pause['restarts']}; sha256 {'ok' if pause['sha256_ok'] else 'MISMATCH'}; exit {pause['exit']}")
+
+
+def report_reread(again):
+    if "error" in again:
+        print(f"3 a pause and resume in one process: FAILED: {again['error']}")
+        return
     print(f"3 a pause and resume of a {again['partial_bytes'] >> 20} MiB partial in one process")
     print(f"  read since the pause {again['rchar_since_pause'] >> 20} MiB, of which network {again['network_bytes_since_pause'] >> 20} MiB:"
           f" partial re-read {again['reread_bytes'] / (1 << 20):.1f} MiB (target 0; a re-hash would read {again['partial_bytes'] >> 20} MiB);"
           f" refetched {again['refetched']}; exit {again['exit']}")
+
+
+def run_segments(args, work):
+    """Scenario 3: the same file behind nginx `limit_rate`, then behind reach-testserver `slow=`."""
+    size = (256 if args.quick else 512) << 20
+    root = os.path.join(work, "seg-www")
+    os.makedirs(root, exist_ok=True)
+    make_file(os.path.join(root, "seg.bin"), size)
+    runs = 1 if args.quick else args.runs
+    access_log = start_limited_nginx(root, args.port + 1, work, args.rate)
+    limited = segments(args.reach, work, size, runs, f"http://127.0.0.1:{args.port + 1}/seg.bin", access_log)
+    rate_bytes = parse_rate(args.rate)
+    server_port = start_testserver(args.server, root)
+    throttled = segments(args.reach, work, size, runs, f"http://127.0.0.1:{server_port}/seg.bin?slow={rate_bytes}", None)
+    return {"rate": args.rate, "bytes": size, "runs": runs, "limited": limited, "throttled": throttled, "rate_bytes": rate_bytes}
+
+
+def report_segments(result):
+    print(f"4 segments: {result['bytes'] >> 20} MiB, each request limited to {result['rate']}B/s (best of {result['runs']})")
+    return {"rate": result["rate"], "bytes": result["bytes"],
+            "nginx_limit_rate": {"runs": result["limited"],
+                                 "summary": summarize_segments(result["limited"], f"nginx limit_rate {result['rate']} (bursts 1 s per request)")},
+            "testserver_slow": {"runs": result["throttled"],
+                                "summary": summarize_segments(result["throttled"], f"reach-testserver slow={result['rate_bytes']} (no burst)")}}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reach", default=os.path.join(ROOT, ".build-release/release/reach"))
+    parser.add_argument("--server", default=os.path.join(ROOT, ".build-release/release/reach-testserver"))
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--port", type=int, default=18080)
+    parser.add_argument("--rate", default="32m", help="per-request rate limit of the segments scenario (nginx syntax)")
+    parser.add_argument("--scenarios", default="throughput,pausing,reread,segments",
+                        help="comma-separated, of: throughput, pausing, reread, segments")
+    args = parser.parse_args()
+    scenarios = set(args.scenarios.split(","))
+    sizes = [64 << 20, 256 << 20] if args.quick else [256 << 20, 1 << 30]
+    work = tempfile.mkdtemp(prefix="reach-bench-get-")
+    cleanups.append(lambda: shutil.rmtree(work, ignore_errors=True))
+    rows = pause = again = segment_result = None
+    if "throughput" in scenarios:
+        start_nginx(os.path.join(work, "www"), args.port, work)
+        os.makedirs(os.path.join(work, "www"), exist_ok=True)
+        rows = throughput(args.reach, work, sizes, 1 if args.quick else args.runs, args.port)
+    if "pausing" in scenarios:
+        try:
+            pause = pausing(args.reach, args.server, work, 3 if args.quick else 5, 4 << 20)
+        except TimeoutError as error:
+            pause = {"error": f"no '{error}' event in time"}
+    if "reread" in scenarios:
+        try:
+            again = reread(args.reach, args.server, work, (256 << 20) if args.quick else (2 << 30))
+        except TimeoutError as error:
+            again = {"error": f"no '{error}' event in time"}
+    if "segments" in scenarios:
+        segment_result = run_segments(args, work)
+
+    print(f"reach get benchmark  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}  ({'quick' if args.quick else 'full'})")
+    results = {}
+    if rows is not None:
+        results.update(report_throughput(rows, sizes))
+    if pause is not None:
+        report_pausing(pause)
+        results["pausing"] = pause
+    if again is not None:
+        report_reread(again)
+        results["reread"] = again
+    if segment_result is not None:
+        results["segments"] = report_segments(segment_result)
     os.makedirs(os.path.join(ROOT, "scripts/bench/results"), exist_ok=True)
     out = os.path.join(ROOT, "scripts/bench/results", time.strftime("get-%Y%m%dT%H%M%SZ.json", time.gmtime()))
     with open(out, "w") as handle:
-        json.dump({"throughput": rows, "ratio": ratio, "cpu_ratio": cpu, "rss_growth_mib": rss_growth, "pausing": pause,
-                   "reread": again}, handle, indent=2)
+        json.dump(results, handle, indent=2)
     print(f"JSON: {out}")
+    if any(result is not None and "error" in result for result in (pause, again)):
+        sys.exit(1)
 
 
 if __name__ == "__main__":
