@@ -33,7 +33,9 @@ public final class TestNamespace: Sendable {
         holder.arguments = ["--net=\(other.namespace.path)", "sleep", "30"]
         try holder.run()
         defer {
-            holder.terminate()
+            // SIGKILL: the test runner blocks SIGTERM, and its children inherit the mask, so a
+            // SIGTERM would leave the holder sleeping its 30 s.
+            kill(holder.processIdentifier, SIGKILL)
             holder.waitUntilExit()
         }
         let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: other.namespace.path)) ?? ""

@@ -19,6 +19,13 @@ private struct LoggingServer {
 
     func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
 
+    /// The logged requests once there are at least `count` (the server logs a request when its
+    /// response ends, which can be just after the client is gone); 5 s at most.
+    func requests(atLeast count: Int) async throws -> [[String: Any]] {
+        for _ in 0..<250 where try requests().count < count { try await Task.sleep(for: .milliseconds(20)) }
+        return try requests()
+    }
+
     /// The logged requests, as JSON objects.
     func requests() throws -> [[String: Any]] {
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -122,7 +129,7 @@ struct ReachGetOptionsTests {
             #expect(!output.contains(secret))
         }
         #expect(output.contains("***@127.0.0.1"))
-        let sent = try server.requests().flatMap { $0["headers"] as? [String] ?? [] }
+        let sent = try await server.requests(atLeast: 1).flatMap { $0["headers"] as? [String] ?? [] }
         // base64("bob:pa55word")
         #expect(sent.contains("Authorization: Basic Ym9iOnBhNTV3b3Jk"))
 

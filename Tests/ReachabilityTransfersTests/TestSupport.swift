@@ -79,7 +79,7 @@ struct LoggedRequest: Sendable {
     var start: Int64?
     var outcome: String
     /// `Authorization`, `User-Agent` and `X-…` headers as `name: value`.
-    var headers: [String]
+    var headers: [String] = []
     /// When the server read the request and ended the response (microseconds, monotonic).
     var began: Int64 = 0
     var ended: Int64 = 0
