@@ -25,6 +25,9 @@ public final class NetworkMonitor: Sendable {
     private let evaluator: PathEvaluator
     private let defaultDebounce: Duration
     private let runDebounced: PathSubscriber.DebounceRunner
+    /// Paths handed to subscribers' debouncers and not yet taken in by them: a test on a test
+    /// clock waits for 0 before it moves time, so a burst is wholly inside the quiet period.
+    package let debounceBacklog: DebounceBacklog
     private let lifecycle = Mutex(MonitorLifecycle<PathSubscriber, any NetworkStateSubscription>())
     let subscriberIDs = Atomic<UInt64>(0)
     /// Told about every snapshot the source delivers (route and rule changes included, which
@@ -42,8 +45,14 @@ public final class NetworkMonitor: Sendable {
         self.source = source
         self.evaluator = PathEvaluator(classifier: Classifier(overrides: configuration.overrides))
         self.defaultDebounce = configuration.debounce
+        let backlog = DebounceBacklog()
+        self.debounceBacklog = backlog
         self.runDebounced = { changes, interval, deliver in
-            for await path in changes.debounce(for: interval, clock: clock) { deliver(path) }
+            let taken = changes.map { path in
+                backlog.count.wrappingSubtract(1, ordering: .relaxed)
+                return path
+            }
+            for await path in taken.debounce(for: interval, clock: clock) { deliver(path) }
         }
     }
 
@@ -94,7 +103,8 @@ public final class NetworkMonitor: Sendable {
 
     func subscribe(isSame: @escaping @Sendable (NetworkPath, NetworkPath) -> Bool, debounce: Duration) -> AsyncThrowingStream<NetworkPath, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: NetworkPath.self, bufferingPolicy: .bufferingNewest(1))
-        let subscriber = PathSubscriber(output: continuation, isSame: isSame, quietTime: debounce, debounce: runDebounced)
+        let subscriber = PathSubscriber(
+            output: continuation, isSame: isSame, quietTime: debounce, backlog: debounceBacklog, debounce: runDebounced)
         let id = subscriberIDs.wrappingAdd(1, ordering: .relaxed).newValue
         continuation.onTermination = { [weak self, subscriber] _ in
             subscriber.close()

@@ -1,6 +1,14 @@
 import ReachabilityCore
 import Synchronization
 
+/// Paths handed to debouncers and not yet taken in by them (see `NetworkMonitor.debounceBacklog`).
+package final class DebounceBacklog: Sendable {
+    let count = Atomic<Int>(0)
+
+    /// Paths not yet taken in.
+    package var pending: Int { count.load(ordering: .relaxed) }
+}
+
 /// One iterator of ``NetworkPathUpdates``: decides which of the monitor's paths are changes for
 /// it, then debounces them.
 ///
@@ -25,13 +33,15 @@ final class PathSubscriber: Sendable {
     /// Feeds the debouncer; nil when changes are delivered at once.
     private let debounced: AsyncStream<NetworkPath>.Continuation?
     private let pump: Task<Void, Never>?
+    private let backlog: DebounceBacklog
 
     init(
         output: Output, isSame: @escaping @Sendable (NetworkPath, NetworkPath) -> Bool, quietTime: Duration,
-        debounce: @escaping DebounceRunner
+        backlog: DebounceBacklog, debounce: @escaping DebounceRunner
     ) {
         self.output = output
         self.isSame = isSame
+        self.backlog = backlog
         guard quietTime > .zero else {
             debounced = nil
             pump = nil
@@ -72,7 +82,14 @@ final class PathSubscriber: Sendable {
         switch route {
         case .drop: break
         case .deliver: output.yield(path)
-        case .debounce: debounced?.yield(path)
+        case .debounce:
+            backlog.count.wrappingAdd(1, ordering: .relaxed)
+            switch debounced?.yield(path) {
+            // The buffer keeps the newest 16: an older path left it untaken; a finished stream
+            // takes nothing.
+            case .dropped, .terminated, nil: backlog.count.wrappingSubtract(1, ordering: .relaxed)
+            default: break
+            }
         }
     }
 

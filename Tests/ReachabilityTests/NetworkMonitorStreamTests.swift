@@ -31,7 +31,10 @@ private func configuration(debounce: Duration = .zero) throws -> MonitorConfigur
 }
 
 /// Lets the debouncer take in what was sent, then waits until it sleeps on the clock.
-private func debouncerCaughtUp(_ clock: TestClock) async {
+private func debouncerCaughtUp(_ clock: TestClock, _ monitor: NetworkMonitor) async {
+    // Every path sent has been taken in by the debouncer (which then sets its deadline without
+    // suspending), and it sleeps: only then may time move.
+    while monitor.debounceBacklog.pending > 0 { await Task.yield() }
     for _ in 0..<200 { await Task.yield() }
     await clock.waitForSleepers()
 }
@@ -160,7 +163,7 @@ struct NetworkMonitorStreamTests {
         source.send(online(via: "cell0", index: 3))
         source.send(online(via: "wifi0", index: 2, extraInterface: "veth9"))
         // Let the debouncer take in the whole burst before time moves.
-        await debouncerCaughtUp(clock)
+        await debouncerCaughtUp(clock, monitor)
         clock.advance(by: .milliseconds(500))
         let settled = try await recorder.wait(after: 1) { _ in true }
         #expect(settled.interface(named: "veth9") != nil)
@@ -219,7 +222,7 @@ struct NetworkMonitorStreamTests {
         _ = try await recorder.wait { $0.status == .wifi }
 
         source.send(online(via: "cell0", index: 3))
-        await debouncerCaughtUp(clock)
+        await debouncerCaughtUp(clock, monitor)
         // A veth appearing and disappearing, 300 ms into the quiet period: no change of summary.
         clock.advance(by: .milliseconds(300))
         source.send(online(via: "cell0", index: 3, extraInterface: "veth9"))
@@ -241,10 +244,10 @@ struct NetworkMonitorStreamTests {
         let recorder = PathRecorder(monitor.paths)
         _ = try await recorder.wait { $0.status == .wifi }
         source.send(online(via: "cell0", index: 3))
-        await debouncerCaughtUp(clock)
+        await debouncerCaughtUp(clock, monitor)
         clock.advance(by: .milliseconds(300))
         source.send(online(via: "cell0", index: 3, extraInterface: "veth9"))
-        await debouncerCaughtUp(clock)
+        await debouncerCaughtUp(clock, monitor)
         clock.advance(by: .milliseconds(500))
         let settled = try await recorder.wait(after: 1) { _ in true }
         // One line for the burst: the churned path, published after the churn's quiet period.
@@ -262,11 +265,11 @@ struct NetworkMonitorStreamTests {
         _ = try await recorder.wait { $0.status == .wifi }
         source.send(online(via: "cell0", index: 3))
         source.send(online(via: "wifi0", index: 2))
-        await debouncerCaughtUp(clock)
+        await debouncerCaughtUp(clock, monitor)
         clock.advance(by: .milliseconds(500))
         // A later real change proves the pipeline ran; the undone one left no trace before it.
         source.send(offline)
-        await debouncerCaughtUp(clock)
+        await debouncerCaughtUp(clock, monitor)
         clock.advance(by: .milliseconds(500))
         _ = try await recorder.wait { $0.status == .unreachable }
         #expect(recorder.paths.map(\.status) == [.wifi, .unreachable])
