@@ -80,7 +80,7 @@ public struct Classification: Sendable, Hashable {
     /// Every signal considered, in order; the one that decided the type is marked decisive.
     public var evidence: [Evidence]
 
-    /// A classification as given; ``Classifier`` builds them, tests write them out.
+    /// A classification given field by field (``Classifier`` computes them).
     public init(type: InterfaceType, isExpensive: Bool, expensiveIsOverridden: Bool = false, evidence: [Evidence]) {
         self.type = type
         self.isExpensive = isExpensive

@@ -97,7 +97,7 @@ public struct Interface: Sendable, Hashable, Decodable {
     public var index: Int32
     /// The classified type (see ``evidence`` for why).
     public var type: InterfaceType
-    /// Traffic over this interface on its own is paid for by volume (a tunnel's own cost, not its underlay's).
+    /// The interface's own cost (for a tunnel, not its underlay's): traffic over it is paid for by volume.
     public var isExpensive: Bool
     /// Administratively up (`IFF_UP`).
     public var isUp: Bool

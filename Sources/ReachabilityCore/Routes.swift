@@ -8,7 +8,7 @@ public struct DefaultRoute: Sendable, Hashable {
     public var metric: UInt32
     /// The routing table holding the route; 254 is `main`, which wins ties.
     public var table: UInt32
-    /// The next hop's address; `nil` for a route without one (a point-to-point link).
+    /// The next hop's address; `nil` for a device route without one (`default dev wg0`).
     public var gateway: String?
 
     /// A default route in the `main` table with metric 0 unless given.
