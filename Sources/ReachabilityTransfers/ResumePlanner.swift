@@ -15,6 +15,7 @@ public struct PartialDownload: Sendable, Hashable, Codable {
     /// Bytes known written at the last checkpoint (informational; the file's length wins).
     public var bytesWritten: Int64
 
+    /// The metadata of a partial download of `url`, from the response its bytes come from.
     public init(url: String, size: Int64?, etag: String?, lastModified: String?, bytesWritten: Int64 = 0) {
         self.url = url
         self.size = size
@@ -40,6 +41,7 @@ public struct ResourceValidators: Sendable, Hashable {
     /// The `Last-Modified` value, verbatim.
     public var lastModified: String?
 
+    /// Validators as one response told them.
     public init(size: Int64?, etag: String?, lastModified: String?) {
         self.size = size
         self.etag = etag
@@ -62,6 +64,7 @@ public struct ResponseSummary: Sendable, Hashable {
     /// `Retry-After`, verbatim.
     public var retryAfter: String?
 
+    /// A response head; the headers it did not carry are nil.
     public init(
         status: Int, contentLength: Int64? = nil, contentRange: String? = nil, etag: String? = nil,
         lastModified: String? = nil, retryAfter: String? = nil
