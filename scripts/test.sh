@@ -32,6 +32,11 @@ if ! scripts/check-snippets.py; then
     status=1
 fi
 
+# Every public declaration of the library modules has a doc comment (DocC's pages are built from them).
+if ! scripts/check-docs.py; then
+    status=1
+fi
+
 # The parsers' fuzz targets, briefly (5 s each, on the committed seeds), so they keep building
 # and the seeds keep passing; `scripts/fuzz/run.sh 60` is the longer run.
 if ! scripts/fuzz/run.sh "${REACH_FUZZ_SECONDS:-5}"; then

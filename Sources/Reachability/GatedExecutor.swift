@@ -5,6 +5,7 @@ import Synchronization
 /// (``TaskExecutor``, stopped by task cancellation) or a command (stopped by signals). The gate
 /// calls these from one task, never concurrently.
 public protocol GatedExecutor<Output>: Sendable {
+    /// What the work produces when it finishes by itself; ``TransferGate/drive(_:_:onEvent:)`` returns it.
     associatedtype Output: Sendable
 
     /// Starts the work, or continues it after ``stop(_:)``. `finished` is called once when the
@@ -70,10 +71,14 @@ public final class TaskExecutor<Output: Sendable>: GatedExecutor {
     private let body: @Sendable (GateRun) async throws -> Output
     private let current = Mutex<Task<Void, Never>?>(nil)
 
+    /// An executor that calls `body` for each run. The body is called afresh after every stop,
+    /// with that run's ``GateRun`` (network and byte budget), so it must resume its own work.
     public init(_ body: @escaping @Sendable (GateRun) async throws -> Output) {
         self.body = body
     }
 
+    /// Calls the body for `run` in a new task and returns at once; `finished` gets the body's
+    /// result or error.
     public func start(_ run: GateRun, finished: @escaping @Sendable (Result<Output, any Error>) -> Void) async {
         let body = self.body
         let task = Task {
@@ -82,10 +87,13 @@ public final class TaskExecutor<Output: Sendable>: GatedExecutor {
         current.withLock { $0 = task }
     }
 
+    /// Cancels the running body and waits for it to end. The body sees only the cancellation,
+    /// not `reason`.
     public func stop(_ reason: TransferWaitReason) async {
         await endCurrent()
     }
 
+    /// Cancels the running body, if any, and waits for it to end.
     public func shutDown() async {
         await endCurrent()
     }

@@ -24,6 +24,8 @@ public struct MonitorConfiguration: Sendable, Hashable {
     /// pairs created at once overflow.
     public var receiveBufferBytes: Int
 
+    /// A configuration; by default the process's own namespace, the real `/sys` and `/`, no
+    /// override rules, no debounce, the default route probes and a 4 MiB receive buffer.
     public init(
         overrides: [OverrideRule] = [], debounce: Duration = .zero, sysfsRoot: String = "/sys", leaseRoot: String? = "/",
         namespacePath: String? = nil, routeProbes: RouteProbes = RouteProbes(), receiveBufferBytes: Int = 4 << 20
@@ -48,8 +50,10 @@ public struct MonitorConfigurationError: Error, Sendable, Hashable, CustomString
     public var setting: String
     /// The value given.
     public var value: String
+    /// Why it cannot be used, in the system's words (`No such file or directory`).
     public var reason: String
 
+    /// An error about `setting` given as `value`.
     public init(setting: String, value: String, reason: String) {
         self.setting = setting
         self.value = value
@@ -61,10 +65,12 @@ public struct MonitorConfigurationError: Error, Sendable, Hashable, CustomString
 
 /// A host name given to ``NetworkMonitor/routes(to:)`` that does not resolve.
 public struct HostResolutionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The name as given.
     public var host: String
     /// The resolver's words: `Name or service not known`.
     public var reason: String
 
+    /// An error about `host`, with the resolver's `reason`.
     public init(host: String, reason: String) {
         self.host = host
         self.reason = reason

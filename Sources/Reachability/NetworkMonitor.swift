@@ -177,6 +177,9 @@ public struct NetworkPathUpdates: AsyncSequence, Sendable {
         Iterator(base: monitor.subscribe(isSame: isSame, debounce: debounce).makeAsyncIterator())
     }
 
+    /// One subscription to the monitor, with its own one-path buffer: the first iterator starts
+    /// the netlink thread and the end of the last one stops it. `next()` throws the source's
+    /// error (a namespace that cannot be opened, a failed netlink dump).
     public struct Iterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<NetworkPath, any Error>.Iterator
 

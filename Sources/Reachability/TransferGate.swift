@@ -23,19 +23,24 @@ public final class TransferGate: Sendable {
     public enum Event: Sendable, Hashable {
         /// The work cannot start yet, for this reason.
         case waiting(TransferWaitReason)
+        /// The network allows the work: it started for the first time.
         case started
         /// The network stopped allowing the work: it was stopped and will run again later.
         case paused(TransferWaitReason)
+        /// The network allows the work again, after the settling time: it started again.
         case resumed
     }
 
     private let monitor: NetworkMonitor
+    /// The rules the work is judged by.
     public let policy: TransferPolicy
     /// The host whose route judges the work; nil for the default path.
     public let destination: String?
     private let elapsed: @Sendable () -> Duration
     private let sleepUntil: @Sendable (Duration) async throws -> Void
 
+    /// A gate judging by `monitor`'s default path or, with a `destination` host, by the route to
+    /// it; the settling time runs on the continuous clock.
     public convenience init(monitor: NetworkMonitor, policy: TransferPolicy, destination: String? = nil) {
         self.init(monitor: monitor, policy: policy, destination: destination, clock: ContinuousClock())
     }

@@ -16,6 +16,7 @@ public struct ClassificationCache: Sendable {
 
     private var entries: [Int32: Entry] = [:]
 
+    /// An empty cache: the first ``classify(all:with:)`` classifies every interface.
     public init() {}
 
     /// Number of cached interfaces.

@@ -6,8 +6,12 @@
 /// and finally "software interface" or `other`. Every signal seen is kept as ``Evidence``, so a
 /// wrong answer can be explained and overridden.
 public struct Classifier: Sendable {
+    /// The user's override rules, in order: the first matching rule that sets a type decides the
+    /// type, and the first that sets a cost decides the cost, over every kernel signal.
     public var overrides: [OverrideRule]
 
+    /// A classifier that applies `overrides` (from `--override` or the configuration file) on top
+    /// of the kernel's signals; with none, the kernel's signals alone decide.
     public init(overrides: [OverrideRule] = []) {
         self.overrides = overrides
     }

@@ -10,8 +10,10 @@
 /// the first rule matching an interface that sets a type decides the type, and the first that
 /// sets a cost decides the cost.
 public struct ConfigurationFile: Sendable, Hashable {
+    /// The file's rules, in file order (the order in which they are tried).
     public var rules: [OverrideRule]
 
+    /// A configuration made of already parsed rules.
     public init(rules: [OverrideRule]) { self.rules = rules }
 
     /// Every problem in a configuration file's text (empty when it is valid): for `reach config
@@ -52,11 +54,16 @@ public struct ConfigurationFile: Sendable, Hashable {
 
 /// A configuration file that could not be parsed: file, line number, text and reason.
 public struct ConfigurationFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file's name, as given to the parser (a path when the file was read from disk).
     public var file: String
+    /// The 1-based line of the invalid rule; 0 when the whole file is at fault (unreadable, not UTF-8).
     public var line: Int
+    /// The invalid rule, comment and surrounding blanks removed; empty when ``line`` is 0.
     public var text: String
+    /// Why the line (or the file) was rejected.
     public var reason: String
 
+    /// An error about `file`; a `line` of 0 reports a problem with the file as a whole.
     public init(file: String, line: Int, text: String, reason: String) {
         self.file = file
         self.line = line

@@ -44,6 +44,8 @@ public struct DHCPLeaseHints: Sendable, Hashable, CustomStringConvertible {
     /// interface's current addresses: a lease file can outlive the network it came from.
     public var address: String?
 
+    /// Hints given field by field; `androidMetered` is taken as given, not derived from
+    /// `vendorSpecific` (the parsers derive it).
     public init(androidMetered: Bool = false, vendorSpecific: [UInt8]? = nil, address: String? = nil) {
         self.androidMetered = androidMetered
         self.vendorSpecific = vendorSpecific

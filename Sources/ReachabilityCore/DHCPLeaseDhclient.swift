@@ -42,8 +42,10 @@ extension DHCPLeaseParser {
     /// The `ANDROID_METERED` hint and address of the current lease for `interface` in a dhclient
     /// lease file.
     ///
-    /// - Parameter interface: the interface name (`interface "wlan0";`), or `nil` to take the
-    ///   last complete lease block whatever its interface.
+    /// - Parameters:
+    ///   - text: the lease file's contents (`dhclient.leases` may hold several interfaces' leases).
+    ///   - interface: the interface name (`interface "wlan0";`), or `nil` to take the last
+    ///     complete lease block whatever its interface.
     /// - Returns: `nil` when the text has no complete `lease { … }` block for `interface`.
     public static func hints(dhclient text: String, interface: String?) -> DHCPLeaseHints? {
         var current: DHCPLeaseHints?

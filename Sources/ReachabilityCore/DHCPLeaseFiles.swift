@@ -32,6 +32,7 @@ public struct DHCPLeaseFileCandidate: Sendable, Hashable, CustomStringConvertibl
     public var directory: String
     /// A literal file name, or a ``Glob`` pattern when ``isPattern``.
     public var fileName: String
+    /// How the file is written, which decides the parser that reads it.
     public var format: DHCPLeaseFormat
     /// The client that writes it, for evidence (`"dhcpcd 7+"`, `"NetworkManager internal"`, …).
     public var client: String
@@ -39,6 +40,7 @@ public struct DHCPLeaseFileCandidate: Sendable, Hashable, CustomStringConvertibl
     /// match against the directory's entries, rather than a literal name.
     public var isPattern: Bool
 
+    /// A candidate; `directory` has no leading `/`, and `fileName` is a literal name unless `isPattern`.
     public init(directory: String, fileName: String, format: DHCPLeaseFormat, client: String, isPattern: Bool = false) {
         self.directory = directory
         self.fileName = fileName
@@ -57,6 +59,8 @@ public struct DHCPLeaseFileCandidate: Sendable, Hashable, CustomStringConvertibl
     public var description: String { "\(pattern) (\(format), \(client))" }
 }
 
+/// The lease files that may hold an interface's IPv4 lease, per DHCP client: the table on
+/// ``DHCPLeaseFileCandidate`` as data, for the I/O layer to read under its root.
 public enum DHCPLeaseFiles {
     /// The lease files that may hold `interface`'s IPv4 lease, most specific first.
     ///

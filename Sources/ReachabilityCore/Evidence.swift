@@ -5,6 +5,7 @@
 public struct Evidence: Sendable, Hashable, CustomStringConvertible {
     /// Where the signal comes from: `override`, `kind`, `ARPHRD`, `DEVTYPE`, `driver`, `name`, …
     public var signal: String { didSet { refreshText() } }
+    /// What that source said (`wlan` in `DEVTYPE=wlan`, a driver's name, a kind).
     public var value: String { didSet { refreshText() } }
     /// The type this signal points to, if any (some signals are only context).
     public var suggests: InterfaceType? { didSet { refreshText() } }
@@ -15,6 +16,7 @@ public struct Evidence: Sendable, Hashable, CustomStringConvertible {
     /// `DEVTYPE=wlan -> wifi [decided]`.
     public private(set) var description: String
 
+    /// Evidence with its text form computed from the fields.
     public init(signal: String, value: String, suggests: InterfaceType? = nil, note: String? = nil, isDecisive: Bool = false) {
         self.signal = signal
         self.value = value
@@ -69,12 +71,16 @@ public struct Evidence: Sendable, Hashable, CustomStringConvertible {
 
 /// The classifier's answer for one interface.
 public struct Classification: Sendable, Hashable {
+    /// The interface's type: the decisive signal's suggestion, or a user rule's.
     public var type: InterfaceType
+    /// Traffic over the interface is paid for by volume (by type, hardware, DHCP hint or user rule).
     public var isExpensive: Bool
     /// `isExpensive` was set by a user rule rather than derived from the type.
     public var expensiveIsOverridden: Bool
+    /// Every signal considered, in order; the one that decided the type is marked decisive.
     public var evidence: [Evidence]
 
+    /// A classification given field by field (``Classifier`` computes them).
     public init(type: InterfaceType, isExpensive: Bool, expensiveIsOverridden: Bool = false, evidence: [Evidence]) {
         self.type = type
         self.isExpensive = isExpensive

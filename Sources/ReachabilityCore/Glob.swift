@@ -1,5 +1,6 @@
 /// A shell-style pattern over interface names: `*`, `?`, `[abc]`, `[a-z]`, `[!x]`.
 public struct Glob: Sendable, Hashable, CustomStringConvertible {
+    /// The pattern's text, as written.
     public let pattern: String
     private let characters: [Character]
 
@@ -18,6 +19,8 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { pattern }
 
+    /// Whether the whole of `name` matches the pattern (not just a part of it): `wlan*` matches
+    /// `wlan0` but not `mywlan0`.
     public func matches(_ name: String) -> Bool {
         Self.match(characters[...], Array(name)[...])
     }

@@ -3,15 +3,19 @@
 /// Every field is optional where one source cannot tell it: an offline reading of a sysfs tree
 /// has no rtnl `kind`, a namespace whose sysfs is not mounted has no ``SysfsFacts``.
 public struct InterfaceFacts: Sendable, Hashable {
+    /// The kernel's interface index (`ifi_index`): the interface's identity while it exists.
     public var index: Int32
+    /// The interface name (`IFLA_IFNAME`); it can change (`ip link set … name`) while the index stays.
     public var name: String {
         get { storage.fields.name }
         set { mutate { $0.name = newValue } }
     }
+    /// The `IFF_*` flags; `nil` when no source reported them.
     public var flags: LinkFlags? {
         get { storage.fields.flags }
         set { mutate { $0.flags = newValue } }
     }
+    /// The RFC 2863 operational state (`IFLA_OPERSTATE`, sysfs `operstate`), when reported.
     public var operationalState: OperationalState? {
         get { storage.fields.operationalState }
         set { mutate { $0.operationalState = newValue } }
@@ -36,10 +40,13 @@ public struct InterfaceFacts: Sendable, Hashable {
         get { storage.fields.parentIndex }
         set { mutate { $0.parentIndex = newValue } }
     }
+    /// The 6-byte link-layer address (`IFLA_ADDRESS`) as `aa:bb:cc:dd:ee:ff`; `nil` for links without
+    /// one (tunnels) or with a longer one (InfiniBand).
     public var macAddress: String? {
         get { storage.fields.macAddress }
         set { mutate { $0.macAddress = newValue } }
     }
+    /// What `/sys/class/net/IF` says; `nil` when sysfs was not readable (not mounted in the namespace).
     public var sysfs: SysfsFacts? {
         get { storage.fields.sysfs }
         set { mutate { $0.sysfs = newValue } }
@@ -55,6 +62,7 @@ public struct InterfaceFacts: Sendable, Hashable {
     /// storm's CPU. A copy is now one reference.
     private var storage: Storage
 
+    /// Facts given field by field; what a source cannot tell stays `nil`.
     public init(
         name: String, index: Int32, flags: LinkFlags? = nil, operationalState: OperationalState? = nil,
         hardwareType: UInt16? = nil, kind: String? = nil, masterIndex: Int32? = nil, parentIndex: Int32? = nil,
@@ -108,6 +116,7 @@ public struct DHCPHints: Sendable, Hashable {
     /// The lease file the hint was read from, for evidence.
     public var leaseFile: String
 
+    /// Hints read from the lease file `leaseFile`.
     public init(androidMetered: Bool, leaseFile: String) {
         self.androidMetered = androidMetered
         self.leaseFile = leaseFile
@@ -128,17 +137,20 @@ public struct SysfsFacts: Sendable, Hashable {
     public var driver: String?
     /// Basename of the bus the device sits on (`pci`, `usb`, `virtio`, `platform`, …).
     public var bus: String?
-    /// `idVendor` / `idProduct` of the USB device, lower-case hex.
+    /// `idVendor` of the USB device, lower-case hex (`12d1`).
     public var usbVendorID: String?
+    /// `idProduct` of the USB device, lower-case hex.
     public var usbProductID: String?
     /// `tun_flags` (present only on tun/tap devices).
     public var tunFlags: UInt32?
     /// `qmi/raw_ip` exists (qmi_wwan); its value says whether raw-IP mode is on.
     public var qmiRawIP: Bool?
-    /// `bridge/` or `bonding/` directories exist.
+    /// A `bridge/` directory exists: the interface is a bridge.
     public var isBridge: Bool
+    /// A `bonding/` directory exists: the interface is a bond.
     public var isBond: Bool
 
+    /// Sysfs facts given field by field; a file or link that is absent stays `nil` or `false`.
     public init(
         deviceType: String? = nil, hasWirelessDirectory: Bool = false, hasPhy80211: Bool = false,
         hasDevice: Bool = false, driver: String? = nil, bus: String? = nil, usbVendorID: String? = nil,

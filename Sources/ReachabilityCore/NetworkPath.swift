@@ -9,6 +9,7 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
         case unreachable, wifi, cellular, wired, other
     }
 
+    /// The transport traffic really uses (a tunnel's underlay's type), or ``Status-swift.enum/unreachable``.
     public var status: Status
     /// Traffic over this path is paid for by volume (cellular, tethered phone, or a user rule).
     public var isExpensive: Bool
@@ -25,6 +26,7 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
     /// Which network the path leads into: changes on a move between networks of the same type.
     public var identity: PathIdentity
 
+    /// A path given field by field (``PathEvaluator`` computes them; tests and fakes write them).
     public init(
         status: Status, isExpensive: Bool = false, ipv4: Bool = false, ipv6: Bool = false,
         primary: InterfaceReference? = nil, underlay: InterfaceReference? = nil, interfaces: [Interface] = [],
@@ -43,6 +45,7 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
     /// A path that reaches nothing.
     public static let unreachable = NetworkPath(status: .unreachable)
 
+    /// Whether any traffic can leave: the status is not ``Status-swift.enum/unreachable``.
     public var isReachable: Bool { status != .unreachable }
 
     /// What a consumer usually means by "the network changed": everything but the interface
@@ -72,9 +75,12 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
 
 /// An interface named in a path: its name and type.
 public struct InterfaceReference: Sendable, Hashable, Decodable, CustomStringConvertible {
+    /// The interface name (`wlan0`, `wg0`).
     public var name: String
+    /// The interface's classified type.
     public var type: InterfaceType
 
+    /// A reference to the interface `name` of type `type`.
     public init(name: String, type: InterfaceType) {
         self.name = name
         self.type = type
@@ -85,9 +91,13 @@ public struct InterfaceReference: Sendable, Hashable, Decodable, CustomStringCon
 
 /// One interface as published: identity, classification, state, addresses, evidence.
 public struct Interface: Sendable, Hashable, Decodable {
+    /// The interface name (`IFLA_IFNAME`).
     public var name: String
+    /// The kernel's interface index, stable while the interface exists.
     public var index: Int32
+    /// The classified type (see ``evidence`` for why).
     public var type: InterfaceType
+    /// The interface's own cost (for a tunnel, not its underlay's): traffic over it is paid for by volume.
     public var isExpensive: Bool
     /// Administratively up (`IFF_UP`).
     public var isUp: Bool
@@ -98,6 +108,7 @@ public struct Interface: Sendable, Hashable, Decodable {
     /// Every signal the classifier considered, the decisive one marked (text only in JSON).
     public var evidence: [Evidence]
 
+    /// An interface given field by field.
     public init(
         name: String, index: Int32, type: InterfaceType, isExpensive: Bool, isUp: Bool, isRunning: Bool,
         addresses: [String] = [], evidence: [Evidence] = []

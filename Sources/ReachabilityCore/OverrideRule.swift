@@ -5,12 +5,16 @@
 /// (see ``RuleSelector``): `wlan*=wifi`, `usb0=cellular,inexpensive`, `driver:cdc_ether=cellular`,
 /// `usb:12d1:14db=cellular`, `mac:02:00:00:00:00:01=expensive`, `dhcp:android-metered=inexpensive`.
 public struct OverrideRule: Sendable, Hashable, CustomStringConvertible {
+    /// Which interfaces the rule applies to (the text before the `=`).
     public var selector: RuleSelector
+    /// The type the rule sets; `nil` when it sets only the cost.
     public var type: InterfaceType?
+    /// The cost the rule sets (`expensive` or `inexpensive`); `nil` when it sets only the type.
     public var isExpensive: Bool?
     /// Where the rule was written, for evidence: `--override` or `FILE:LINE`.
     public var origin: String
 
+    /// A rule setting `type`, `isExpensive`, or both, on the interfaces `selector` matches.
     public init(selector: RuleSelector, type: InterfaceType?, isExpensive: Bool?, origin: String) {
         self.selector = selector
         self.type = type
@@ -26,6 +30,7 @@ public struct OverrideRule: Sendable, Hashable, CustomStringConvertible {
     /// The name glob of a rule on interface names.
     public var pattern: Glob? { selector.nameGlob }
 
+    /// Whether the rule applies to the interface these facts describe (see ``RuleSelector/matches(_:)``).
     public func matches(_ facts: InterfaceFacts) -> Bool { selector.matches(facts) }
 
     /// Parses `SELECTOR=TYPE[,expensive|,inexpensive]`.
@@ -77,9 +82,12 @@ public struct OverrideRule: Sendable, Hashable, CustomStringConvertible {
 
 /// A rule that could not be parsed, with the offending text.
 public struct OverrideRuleError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The rule as written.
     public var text: String
+    /// What is wrong with it (`empty interface pattern`, `unknown type 'wlan'`, …).
     public var reason: String
 
+    /// An error about the rule `text`.
     public init(text: String, reason: String) {
         self.text = text
         self.reason = reason

@@ -15,12 +15,15 @@
 /// and the cost is the underlay's unless a user rule set the tunnel's cost. The path is
 /// expensive when any reachable family leaves through an expensive interface.
 public struct PathEvaluator: Sendable {
+    /// Decides each interface's type and cost, with the user's override rules.
     public var classifier: Classifier
 
+    /// An evaluator classifying with `classifier` (by default, kernel signals and no overrides).
     public init(classifier: Classifier = Classifier()) {
         self.classifier = classifier
     }
 
+    /// The path a snapshot describes, every interface classified afresh.
     public func evaluate(_ snapshot: NetworkSnapshot) -> NetworkPath {
         evaluate(snapshot, classifications: classifier.classify(all: snapshot.interfaces))
     }

@@ -2,8 +2,9 @@
 /// status `wifi` but changes the identity. Consumers compare identities to notice such moves
 /// (a download may want to re-validate).
 public struct PathIdentity: Sendable, Hashable, Decodable {
-    /// The primary interface's name and index (an index changes when a device is re-plugged).
+    /// The primary interface's name.
     public var interface: String?
+    /// The primary interface's index: it changes when a device is re-plugged, even under the same name.
     public var index: Int32?
     /// The next hops of the reachable families' egress routes, IPv4 first.
     public var gateways: [String]
@@ -12,6 +13,7 @@ public struct PathIdentity: Sendable, Hashable, Decodable {
     /// The physical interface under a tunnel.
     public var underlay: String?
 
+    /// An identity given part by part; with nothing given, ``none``.
     public init(interface: String? = nil, index: Int32? = nil, gateways: [String] = [], prefixes: [String] = [], underlay: String? = nil) {
         self.interface = interface
         self.index = index

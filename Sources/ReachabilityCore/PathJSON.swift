@@ -3,6 +3,8 @@
 /// `reach watch --json` writes a line per change, so this sits on the latency path (measured:
 /// Codable was half the CPU of a route change). The types are `Decodable` for consumers.
 public enum PathJSON {
+    /// A path as one line of JSON (what `reach status --json` prints, and `reach watch --json` per
+    /// change); `time`, when given, is added as a `time` key.
     public static func text(_ path: NetworkPath, time: String? = nil) -> String {
         var out = "{"
         if let time { out += "\"time\":\(string(time))," }
@@ -30,6 +32,7 @@ public enum PathJSON {
             + "\"running\":\(interface.isRunning),\"type\":\(string(interface.type.rawValue)),\"up\":\(interface.isUp)}"
     }
 
+    /// A JSON array of interfaces (`reach interfaces --json`), each written as on its own.
     public static func text(_ interfaces: [Interface], withAddresses: Bool = true) -> String {
         "[" + interfaces.map { text($0, withAddresses: withAddresses) }.joined(separator: ",") + "]"
     }
@@ -42,6 +45,7 @@ public enum PathJSON {
             + "\"usable\":\(route.isUsable)}"
     }
 
+    /// A JSON array of destination routes (`reach status --to HOST --json`).
     public static func text(_ routes: [DestinationRoute]) -> String {
         "[" + routes.map(text).joined(separator: ",") + "]"
     }

@@ -6,14 +6,22 @@
 /// `monitor.paths(distinctBy: \.summary)` publishes changes of this value, deduplicated before
 /// the debounce, so unrelated churn never delays a real change.
 public struct PathSummary: Sendable, Hashable {
+    /// The path's transport (``NetworkPath/status``).
     public var status: NetworkPath.Status
+    /// Traffic over the path is paid for by volume (``NetworkPath/isExpensive``).
     public var isExpensive: Bool
+    /// IPv4 is reachable (``NetworkPath/ipv4``).
     public var ipv4: Bool
+    /// IPv6 is reachable (``NetworkPath/ipv6``).
     public var ipv6: Bool
+    /// The interface traffic leaves through (``NetworkPath/primary``).
     public var primary: InterfaceReference?
+    /// The physical interface under a tunnel primary (``NetworkPath/underlay``).
     public var underlay: InterfaceReference?
+    /// Which network the path leads into (``NetworkPath/identity``).
     public var identity: PathIdentity
 
+    /// The summary of `path`: everything but its interface list.
     public init(_ path: NetworkPath) {
         status = path.status
         isExpensive = path.isExpensive

@@ -4,13 +4,19 @@
 /// another fact: `name:GLOB`, `driver:GLOB`, `usb:VENDOR[:PRODUCT]` (hex ids), `mac:ADDRESS`,
 /// or `dhcp:android-metered` (the interface's DHCP lease carries Android's metered hint).
 public enum RuleSelector: Sendable, Hashable, CustomStringConvertible {
+    /// Interfaces whose name matches the glob (a bare glob, or `name:GLOB`).
     case name(Glob)
+    /// Interfaces whose kernel driver (sysfs `device/driver`) matches the glob: `driver:GLOB`.
     case driver(Glob)
+    /// USB devices with this vendor id and, when given, product id (lower-case hex): `usb:VENDOR[:PRODUCT]`.
     case usb(vendor: String, product: String?)
+    /// The interface with this link-layer address (lower case): `mac:ADDRESS`.
     case mac(String)
+    /// Interfaces whose DHCP lease carries Android's metered hint: `dhcp:android-metered`.
     case androidMeteredLease
 
-    /// Parses the text before the `=`; nil with a reason when it is malformed.
+    /// Parses the text before the `=`; a failure with the reason when it is malformed. A text
+    /// without a known prefix is a name glob (interface names may contain a colon).
     public static func parse(_ text: String) -> Result<RuleSelector, SelectorError> {
         func glob(_ pattern: Substring) -> Result<Glob, SelectorError> {
             guard !pattern.isEmpty else { return .failure(SelectorError("empty pattern")) }
@@ -47,6 +53,8 @@ public enum RuleSelector: Sendable, Hashable, CustomStringConvertible {
 
     private static func isUSBID(_ text: String) -> Bool { text.count == 4 && text.allSatisfy(\.isHexDigit) }
 
+    /// Whether the interface these facts describe is selected. A selector on a fact the interface
+    /// lacks (no sysfs driver, no USB ids, no lease) does not match.
     public func matches(_ facts: InterfaceFacts) -> Bool {
         switch self {
         case .name(let glob): glob.matches(facts.name)
@@ -77,6 +85,7 @@ public enum RuleSelector: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a selector could not be parsed.
 public struct SelectorError: Error, Sendable, Hashable {
+    /// What is wrong with the selector, for an ``OverrideRuleError``.
     public var reason: String
     init(_ reason: String) { self.reason = reason }
 }

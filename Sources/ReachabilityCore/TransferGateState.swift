@@ -3,6 +3,7 @@
 /// path has allowed the transfer for ``TransferPolicy/resumeAfter``. The first start is not
 /// delayed.
 public struct TransferGateState: Sendable, Hashable {
+    /// What the transfer should do now, as ``update(network:now:)`` answers.
     public enum Action: Sendable, Hashable {
         /// Start or keep running.
         case run
@@ -12,13 +13,17 @@ public struct TransferGateState: Sendable, Hashable {
         case waitUntil(deadline: Duration, reason: TransferWaitReason)
     }
 
+    /// The rules the transfer is gated by.
     public var policy: TransferPolicy
+    /// The transfer being gated: update its byte counts as it moves, then ask again, so the size
+    /// limits see what it has already spent.
     public var transfer: Transfer
     /// When the path last started allowing the transfer; nil while it does not.
     private var allowedSince: Duration?
     /// The transfer has been paused at least once (so resuming must settle first).
     private var hasPaused = false
 
+    /// A gate that has not seen a path yet: the first allowing path starts the transfer at once.
     public init(policy: TransferPolicy, transfer: Transfer) {
         self.policy = policy
         self.transfer = transfer

@@ -4,6 +4,7 @@
 public struct TransferNetwork: Sendable, Hashable, CustomStringConvertible {
     /// The transport (`unreachable` when nothing usable carries the traffic).
     public var status: NetworkPath.Status
+    /// Traffic over it is paid for by volume (for a tunnel, its underlay's cost unless a rule set it).
     public var isExpensive: Bool
     /// The destination is an address of this host: traffic never leaves it, so no policy
     /// about networks applies.
@@ -12,6 +13,7 @@ public struct TransferNetwork: Sendable, Hashable, CustomStringConvertible {
     /// underlay's).
     public var interface: InterfaceReference?
 
+    /// A network given field by field; by default inexpensive and not local.
     public init(status: NetworkPath.Status, isExpensive: Bool = false, isLocal: Bool = false, interface: InterfaceReference? = nil) {
         self.status = status
         self.isExpensive = isExpensive
@@ -43,8 +45,10 @@ public struct TransferNetwork: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// No network: nothing usable carries the traffic.
     public static let unreachable = TransferNetwork(status: .unreachable)
 
+    /// Traffic can get there: the destination is local, or the status is not `unreachable`.
     public var isReachable: Bool { isLocal || status != .unreachable }
 
     public var description: String {

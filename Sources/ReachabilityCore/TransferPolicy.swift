@@ -1,14 +1,18 @@
 /// A transfer the policy decides about.
 public struct Transfer: Sendable, Hashable {
+    /// Which way the bytes move. The policy decides alike for both; the direction travels with
+    /// the transfer for whoever reports on it.
     public enum Direction: String, Sendable, Hashable, Codable { case download, upload }
 
     /// `userInitiated` transfers (someone is waiting for them) may exceed the size limits, as
     /// an explicit tap on "download now over cellular" does on a phone; `background` ones may not.
     public enum Priority: String, Sendable, Hashable, Codable { case background, normal, userInitiated }
 
+    /// A download or an upload.
     public var direction: Direction
     /// The bytes still to move, if known (drives the size limits).
     public var expectedBytes: Int64?
+    /// How urgent the transfer is; only ``Priority-swift.enum/userInitiated`` lifts the size limits.
     public var priority: Priority
     /// Bytes this transfer already moved over cellular paths: the cellular size limit is a
     /// budget for the whole transfer, so pauses and resumes cannot add up past it.
@@ -16,6 +20,8 @@ public struct Transfer: Sendable, Hashable {
     /// Bytes this transfer already moved over expensive (metered) paths.
     public var movedOnExpensive: Int64
 
+    /// A transfer of `expectedBytes` (nil: unknown) that has moved nothing on cellular or expensive
+    /// paths yet, unless told otherwise.
     public init(
         direction: Direction = .download, expectedBytes: Int64? = nil, priority: Priority = .normal, movedOnCellular: Int64 = 0,
         movedOnExpensive: Int64 = 0
@@ -74,9 +80,12 @@ public enum TransferWaitReason: Sendable, Hashable, CustomStringConvertible {
 
 /// The policy's answer for one path and transfer.
 public enum TransferDecision: Sendable, Hashable {
+    /// The transfer may run on this path now.
     case allow
+    /// The transfer must not run on this path; the reason says what it waits for.
     case wait(TransferWaitReason)
 
+    /// Whether the decision is ``allow``.
     public var isAllowed: Bool { self == .allow }
 }
 
@@ -85,7 +94,9 @@ public enum TransferDecision: Sendable, Hashable {
 public struct TransferPolicy: Sendable, Hashable {
     /// Path types a transfer may use (`unreachable` is never allowed).
     public var allowedStatuses: Set<NetworkPath.Status>
+    /// Whether cellular paths may be used at all (a USB-tethered phone is wired and expensive, not cellular).
     public var allowsCellular: Bool
+    /// Whether expensive (metered) paths may be used at all: cellular, a tethered phone, a user rule.
     public var allowsExpensive: Bool
     /// Transfers larger than this wait for a non-cellular path (unless user-initiated).
     public var cellularSizeLimit: Int64?
@@ -95,6 +106,8 @@ public struct TransferPolicy: Sendable, Hashable {
     /// Wi-Fi roam or a flapping link does not start and stop it repeatedly. Pausing is immediate.
     public var resumeAfter: Duration
 
+    /// A policy; by default every reachable path is allowed, without size limits, and a paused
+    /// transfer resumes after the path has allowed it for 2 seconds.
     public init(
         allowedStatuses: Set<NetworkPath.Status> = [.wifi, .cellular, .wired, .other], allowsCellular: Bool = true,
         allowsExpensive: Bool = true, cellularSizeLimit: Int64? = nil, expensiveSizeLimit: Int64? = nil,
@@ -112,7 +125,10 @@ public struct TransferPolicy: Sendable, Hashable {
     public static let any = TransferPolicy()
     /// Only paths that are not expensive.
     public static let unmetered = TransferPolicy(allowsExpensive: false)
+    /// Only Wi-Fi paths, metered or not (a phone's hotspot is Wi-Fi: add `allowsExpensive: false`
+    /// to exclude it).
     public static let wifiOnly = TransferPolicy(allowedStatuses: [.wifi])
+    /// Only wired paths, metered or not (a USB-tethered phone is wired and expensive).
     public static let wiredOnly = TransferPolicy(allowedStatuses: [.wired])
 
     /// The decision for the default path.
@@ -157,8 +173,10 @@ public struct TransferPolicy: Sendable, Hashable {
     }
 }
 
-/// Byte counts and durations as people read them: `50 MB`, `1.5 GiB`, `2.0 s`.
+/// Byte counts and durations as people read them: `50 MiB`, `1.5 GiB`, `2.0 s`.
 public enum ByteCount {
+    /// A byte count in binary units, to one decimal: `512 B`, `1.5 KiB`, `47.7 MiB`, `2 GiB`. A
+    /// limit given as `50MB` (decimal) therefore reads `47.7 MiB`.
     public static func text(_ bytes: Int64) -> String {
         let units: [(Int64, String)] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")]
         for (size, name) in units where bytes >= size {
@@ -169,6 +187,7 @@ public enum ByteCount {
         return "\(bytes) B"
     }
 
+    /// A duration in seconds, to the millisecond: `2.0 s`, `0.25 s`.
     public static func seconds(_ duration: Duration) -> String {
         let (milliseconds, overflow) = duration.components.seconds.multipliedReportingOverflow(by: 1000)
         // Past about 292 million years the milliseconds do not fit; whole seconds still do.

@@ -56,6 +56,7 @@ public struct USBVendorEntry: Sendable, Hashable, CustomStringConvertible {
     public var product: String?
     /// Kernel driver names (basename of `device/driver`, `-` written `_`), or `nil` for any.
     public var drivers: Set<String>?
+    /// What a device matching this row is.
     public var role: USBDeviceRole
     /// The maker, for evidence.
     public var maker: String
@@ -132,17 +133,21 @@ public struct USBVendorMatch: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The table row that matched.
     public var entry: USBVendorEntry
+    /// Which precedence level found it: how specific the match is.
     public var rule: Rule
     /// Found among the caller's `extra` entries rather than the built-in table.
     public var isUserEntry: Bool
 
+    /// A match of `entry` at level `rule`.
     public init(entry: USBVendorEntry, rule: Rule, isUserEntry: Bool) {
         self.entry = entry
         self.rule = rule
         self.isUserEntry = isUserEntry
     }
 
+    /// What the device is: the matched entry's role.
     public var role: USBDeviceRole { entry.role }
 
     /// `USB modem: Huawei E3372h HiLink (12d1:14db, by vendor:product)`.

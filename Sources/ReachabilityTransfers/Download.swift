@@ -7,6 +7,7 @@ import Synchronization
 /// re-reads nothing; only a new process re-hashes the partial file. Made by
 /// ``Downloader/prepare(_:)``; runs one at a time.
 public final class Download: Sendable {
+    /// The request as given to ``Downloader/prepare(_:)``.
     public let request: DownloadRequest
     /// The URL, with what is sent, shown and stored told apart.
     public let url: TransferURL

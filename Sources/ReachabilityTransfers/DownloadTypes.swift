@@ -50,6 +50,9 @@ public struct DownloadRequest: Sendable, Hashable {
     /// The values ``connections`` may take.
     public static let connectionRange: ClosedRange<Int> = 1...16
 
+    /// A download of `url` into `destination`; by default no checksum, up to 5 failed attempts in
+    /// a row without new bytes, at most 10 minutes of waiting between attempts, and a 30-second
+    /// read timeout.
     public init(
         url: String, destination: String, expectedSHA256: String? = nil, caFile: String? = nil,
         maxAttempts: Int = 5, maxRetryTime: Duration = .seconds(600), readTimeout: Duration = .seconds(30),
@@ -86,6 +89,7 @@ public struct DownloadProgress: Sendable, Hashable {
     /// Why it retries, with ``retryingAfter``.
     public var retryCause: TransferError?
 
+    /// A progress report given field by field.
     public init(
         bytesOnDisk: Int64, totalBytes: Int64?, bytesReceivedThisRun: Int64, bytesRefetched: Int64, attempt: Int,
         retryingAfter: Duration? = nil, retryCause: TransferError? = nil
@@ -127,6 +131,7 @@ public struct DownloadResult: Sendable, Hashable {
     /// Attempts made by the final call.
     public var attempts: Int
 
+    /// A result given field by field.
     public init(
         path: String, bytes: Int64, sha256: String, restarts: Int, bytesDownloadedTotal: Int64,
         bytesRefetched: Int64 = 0, attempts: Int = 1
@@ -154,6 +159,7 @@ public struct RemoteResource: Sendable, Hashable {
     /// Whether the server serves byte ranges (`Accept-Ranges: bytes`, or a `206` answer).
     public var acceptsRanges: Bool
 
+    /// What a server said about `url`, field by field.
     public init(url: String, size: Int64?, etag: String?, lastModified: String?, acceptsRanges: Bool) {
         self.url = url
         self.size = size
@@ -272,6 +278,8 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Extra detail (the underlying error), one line.
     public var detail: String
 
+    /// An error of `kind` about `url`, which is shown as given (pass it without credentials), and
+    /// the local file `path` when one is involved.
     public init(_ kind: Kind, url: String, path: String? = nil, detail: String = "") {
         self.kind = kind
         self.url = url

@@ -8,11 +8,17 @@ import Foundation
 /// blocks, or `*`). Proxy URLs are `http://[user:pass@]host[:port]` (the default scheme) or
 /// `socks5://` / `socks5h://host[:port]`.
 public struct ProxySettings: Sendable, Hashable {
+    /// The proxy for `http` URLs (`http_proxy`); nil falls back to ``all``.
     public var http: String?
+    /// The proxy for `https` URLs (`https_proxy`); nil falls back to ``all``.
     public var https: String?
+    /// The proxy for URLs whose scheme has none of its own (`all_proxy`).
     public var all: String?
+    /// Hosts reached directly (`no_proxy`): names, domain suffixes, addresses, CIDR blocks, or
+    /// `*`. Entries are compared with the lower-cased host, so write them in lower case.
     public var noProxy: [String]
 
+    /// Settings given directly rather than read from the environment; nil is no proxy.
     public init(http: String? = nil, https: String? = nil, all: String? = nil, noProxy: [String] = []) {
         self.http = http
         self.https = https

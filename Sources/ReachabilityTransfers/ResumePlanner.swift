@@ -22,6 +22,8 @@ public struct PartialDownload: Sendable, Hashable, Codable {
     /// Stored as `"completed": [[first, end], …]` (end exclusive).
     public var completed: [Range<Int64>]?
 
+    /// The metadata of a partial download of `url`, from the response its bytes come from;
+    /// `completed` for one fetched in segments.
     public init(
         url: String, size: Int64?, etag: String?, lastModified: String?, bytesWritten: Int64 = 0, completed: [Range<Int64>]? = nil
     ) {
@@ -53,6 +55,7 @@ public struct ResourceValidators: Sendable, Hashable {
     /// The `Last-Modified` value, verbatim.
     public var lastModified: String?
 
+    /// Validators as one response told them.
     public init(size: Int64?, etag: String?, lastModified: String?) {
         self.size = size
         self.etag = etag
@@ -75,6 +78,7 @@ public struct ResponseSummary: Sendable, Hashable {
     /// `Retry-After`, verbatim.
     public var retryAfter: String?
 
+    /// A response head; the headers it did not carry are nil.
     public init(
         status: Int, contentLength: Int64? = nil, contentRange: String? = nil, etag: String? = nil,
         lastModified: String? = nil, retryAfter: String? = nil

@@ -12,6 +12,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The largest wait a server's `Retry-After` can ask for.
     public var maxRetryAfter: Duration
 
+    /// A policy; by default the first wait is at most 0.5 s, later ones double up to 30 s, and a
+    /// server's `Retry-After` is honoured up to 2 minutes.
     public init(
         baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(30),
         maxRetryAfter: Duration = .seconds(120)

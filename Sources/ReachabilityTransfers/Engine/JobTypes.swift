@@ -1,7 +1,9 @@
 /// A job's identity within a ``TransferEngine``.
 public struct JobID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// The number behind the id.
     public let rawValue: Int64
 
+    /// An id of the caller's choosing (a database row's), for ``TransferEngine/submit(_:id:)``.
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
 
     public static func < (lhs: JobID, rhs: JobID) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -15,11 +17,15 @@ public enum JobState: Sendable, Hashable, CustomStringConvertible {
     case queued
     /// The network does not allow it: the reason names the predicate that fails.
     case waiting(TransferWaitReason)
+    /// The network allows it and it holds a host slot: its work is running.
     case running
     /// Stopped for a reason outside the network policy: by the user, or between attempts.
     case paused(JobPauseReason)
+    /// Finished: the download's or upload's result is in the ``JobEvent``.
     case succeeded
+    /// Given up, for the error's reason (retries exhausted, or a failure retrying cannot fix).
     case failed(TransferError)
+    /// Stopped for good by ``TransferEngine/cancel(_:)``; a download's partial file is removed.
     case cancelled
 
     /// Succeeded, failed or cancelled: nothing more happens to the job.
@@ -106,6 +112,7 @@ public struct JobProgress: Sendable, Hashable {
     /// Bytes moved again although already done once (a server ignoring `Range`).
     public var refetchedBytes: Int64
 
+    /// Progress given field by field; by default nothing done and the size unknown.
     public init(completedBytes: Int64 = 0, totalBytes: Int64? = nil, transferredBytes: Int64 = 0, refetchedBytes: Int64 = 0) {
         self.completedBytes = completedBytes
         self.totalBytes = totalBytes
@@ -119,9 +126,11 @@ public struct JobProgress: Sendable, Hashable {
 
 /// Something that happened to a job.
 public struct JobEvent: Sendable, Hashable {
+    /// The job the event is about.
     public var id: JobID
     /// The state after the event.
     public var state: JobState
+    /// The job's bytes done and moved, as of the event.
     public var progress: JobProgress
     /// The network the job runs on, while it runs.
     public var network: TransferNetwork?
@@ -130,6 +139,7 @@ public struct JobEvent: Sendable, Hashable {
     /// For a finished upload: its result.
     public var upload: UploadResult?
 
+    /// An event given field by field.
     public init(
         id: JobID, state: JobState, progress: JobProgress, network: TransferNetwork? = nil, download: DownloadResult? = nil,
         upload: UploadResult? = nil

@@ -21,6 +21,7 @@ public final class TransferEngine: Sendable {
         /// Jobs running at once in all.
         public var maxRunning: Int
 
+        /// Limits; by default 2 jobs at once per host and 8 in all.
         public init(perHost: Int = 2, maxRunning: Int = 8) {
             self.perHost = perHost
             self.maxRunning = maxRunning
@@ -36,6 +37,7 @@ public final class TransferEngine: Sendable {
     }
 
     let monitor: NetworkMonitor
+    /// Runs the engine's downloads; its HTTP clients and retry policy serve the uploads too.
     public let downloader: Downloader
     /// Uploads on the downloader's HTTP clients and retry policy.
     public let uploader: Uploader

@@ -8,6 +8,7 @@ public struct TransferJob: Sendable {
         case body(direction: Transfer.Direction, expectedBytes: Int64?, @Sendable (JobContext) async throws -> Void)
     }
 
+    /// The rules the job is gated by, judged on the route to ``host`` (or the default path).
     public var policy: TransferPolicy
     /// `userInitiated` may exceed the size limits (see `Transfer.Priority`) and goes first
     /// when slots free up; `background` goes last.
