@@ -154,6 +154,18 @@ struct TransferEngineTests {
         #expect(await engine.result(of: later)?.state == .succeeded)
     }
 
+    @Test func anIdInUseIsRefused() async throws {
+        let engine = try engine(FakeNetworkSource(initial: snapshot("wifi0")))
+        let body = Body()
+        try engine.submit(.work(host: nil, policy: allowAtOnce, body.run), id: JobID(7))
+        let error = #expect(throws: TransferError.self) {
+            try engine.submit(.work(host: nil, policy: allowAtOnce, body.run), id: JobID(7))
+        }
+        #expect(error?.kind == .invalidRequest)
+        #expect(engine.jobs().count == 1)
+        #expect(await engine.cancel(JobID(7)))
+    }
+
     @Test func aFailingBodyFailsTheJobWithItsError() async throws {
         let engine = try engine(FakeNetworkSource(initial: snapshot("wifi0")))
         let id = try engine.submit(.work(host: nil, policy: allowAtOnce) { _ in

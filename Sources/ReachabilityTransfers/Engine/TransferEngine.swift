@@ -79,6 +79,10 @@ public final class TransferEngine: Sendable {
 
     /// Adds `job` under `id` (an id the caller keeps, such as a database row's).
     public func submit(_ job: TransferJob, id: JobID) throws(TransferError) {
+        // A second job under one id would orphan the first (still running, its waiters lost).
+        guard records.withLock({ $0[id] == nil }) else {
+            throw TransferError(.invalidRequest, url: "", detail: "a job with id \(id) exists already")
+        }
         var download: Download?
         var counters = JobRunner.Counters()
         switch job.work {
