@@ -98,7 +98,8 @@ private enum WatchedChild<Value: Sendable>: Sendable {
     case watchdog(fired: Bool)
 }
 
-/// When the current attempt last received anything; watched against the read timeout.
+/// When the current attempt last made progress (a download received bytes; an upload handed a
+/// body chunk over or got its answer); watched against the read timeout.
 final class ActivityClock: Sendable {
     private let origin = ContinuousClock.now
     private let lastNanoseconds = Atomic<Int64>(0)

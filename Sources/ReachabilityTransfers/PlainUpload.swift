@@ -15,7 +15,7 @@ extension Uploader {
             attempt += 1
             try context.checkUnchanged()
             let (base, number) = (sentThisRun, attempt)
-            let meter = UploadMeter(total: size, activity: IdleWatch()) { handed in
+            let meter = UploadMeter(total: size, activity: ActivityClock()) { handed in
                 context.progress(
                     UploadProgress(position: handed, totalBytes: size, bytesSentThisRun: base + handed, attempt: number, resumable: false))
             }

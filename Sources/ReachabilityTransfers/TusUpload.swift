@@ -72,7 +72,7 @@ struct TusRun {
             if Task.isCancelled { throw context.cancelled() }
             var request = context.httpRequest(target.url, method: .OPTIONS)
             request.headers.replaceOrAdd(name: "Tus-Resumable", value: TusProtocol.version)
-            switch await context.exchange.send(request, activity: IdleWatch()) {
+            switch await context.exchange.send(request, activity: ActivityClock()) {
             case .answered(let answer) where UploadStatus.isRetryable(answer.status):
                 try await retry(httpFailure(answer))
             case .answered(let answer):
@@ -117,7 +117,7 @@ struct TusRun {
         request.headers.replaceOrAdd(name: "Upload-Length", value: String(context.size))
         request.headers.replaceOrAdd(name: "Upload-Metadata", value: TusProtocol.metadata(filename: FileNameText.basename(context.request.file)))
         request.body = .bytes(ByteBuffer())
-        switch await context.exchange.send(request, activity: IdleWatch()) {
+        switch await context.exchange.send(request, activity: ActivityClock()) {
         case .answered(let answer) where (200..<300).contains(answer.status):
             guard let created = answer.headers.first(name: "location").flatMap({ UploadTarget.resolve($0, against: target.url) }) else {
                 throw TransferError(.io, url: target.redacted, detail: "the server created an upload without a usable Location")
@@ -151,7 +151,7 @@ struct TusRun {
         guard let location else { return false }
         var request = context.httpRequest(location, method: .HEAD)
         request.headers.replaceOrAdd(name: "Tus-Resumable", value: TusProtocol.version)
-        switch await context.exchange.send(request, activity: IdleWatch()) {
+        switch await context.exchange.send(request, activity: ActivityClock()) {
         case .answered(let answer):
             let decision = TusProtocol.decideHead(
                 status: answer.status, offset: answer.headers.first(name: "upload-offset"),
@@ -184,7 +184,7 @@ struct TusRun {
     private mutating func patch() async throws(TransferError) -> Bool {
         guard let location else { return false }
         let (start, size, base, number, progress) = (offset, context.size, sentThisRun, attempt, context.progress)
-        let meter = UploadMeter(total: size - start, activity: IdleWatch()) { handed in
+        let meter = UploadMeter(total: size - start, activity: ActivityClock()) { handed in
             progress(UploadProgress(position: start + handed, totalBytes: size, bytesSentThisRun: base + handed, attempt: number, resumable: true))
         }
         let body = UploadBody(source: context.source, range: start..<size, meter: meter)

@@ -6,14 +6,14 @@ import Synchronization
 final class UploadMeter: Sendable {
     private let handed = Atomic<Int64>(0)
     private let lastReport = Mutex<ContinuousClock.Instant?>(nil)
-    let activity: IdleWatch
+    let activity: ActivityClock
     private let report: @Sendable (_ handed: Int64) -> Void
     private let total: Int64
 
     /// - Parameters:
     ///   - total: file bytes this attempt will hand over (the last chunk always reports).
     ///   - report: called with the file bytes handed over so far.
-    init(total: Int64, activity: IdleWatch, report: @escaping @Sendable (_ handed: Int64) -> Void) {
+    init(total: Int64, activity: ActivityClock, report: @escaping @Sendable (_ handed: Int64) -> Void) {
         self.total = total
         self.activity = activity
         self.report = report

@@ -3,31 +3,6 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// When an upload's request last made progress (a body chunk taken, an answer received);
-/// watched against the read timeout, so a peer that stops reading fails the attempt.
-final class IdleWatch: Sendable {
-    private let origin = ContinuousClock.now
-    private let lastNanoseconds = Atomic<Int64>(0)
-
-    func touch(_ now: ContinuousClock.Instant = .now) {
-        lastNanoseconds.store(Int64((now - origin).nanoseconds), ordering: .relaxed)
-    }
-
-    /// Returns true when nothing happened for `timeout`; false once cancelled.
-    func watch(timeout: Duration) async -> Bool {
-        let step = max(timeout / 8, .milliseconds(5))
-        while true {
-            do {
-                try await Task.sleep(for: step)
-            } catch {
-                return false
-            }
-            let idle = (ContinuousClock.now - origin).nanoseconds - Double(lastNanoseconds.load(ordering: .relaxed))
-            if idle >= timeout.nanoseconds { return true }
-        }
-    }
-}
-
 /// One request of an upload, run next to a watchdog that ends it when it makes no progress
 /// for `readTimeout`.
 struct UploadExchange: Sendable {
@@ -49,7 +24,7 @@ struct UploadExchange: Sendable {
     let url: TransferURL
     let path: String
 
-    func send(_ request: HTTPClientRequest, activity: IdleWatch) async -> Result {
+    func send(_ request: HTTPClientRequest, activity: ActivityClock) async -> Result {
         enum Child: Sendable {
             case finished(Result)
             case watchdog(fired: Bool)
