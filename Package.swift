@@ -18,6 +18,11 @@ let package = Package(
         .library(name: "ReachabilityTransfers", targets: ["ReachabilityTransfers"]),
         .executable(name: "reach", targets: ["reach"]),
         .executable(name: "reach-transfer", targets: ["reach-transfer"]),
+        .library(name: "ReachabilityDaemon", targets: ["ReachabilityDaemon"]),
+        .library(name: "ReachabilitySystemd", targets: ["ReachabilitySystemd"]),
+        .library(name: "ReachabilityMetrics", targets: ["ReachabilityMetrics"]),
+        .library(name: "ReachabilityControl", targets: ["ReachabilityControl"]),
+        .executable(name: "reach-daemon", targets: ["reach-daemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,6 +32,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // The daemon: its job queue (SQLite, the system's libsqlite3), lifecycle and metrics.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // `swift package generate-documentation` (scripts/docs.sh); a plugin, not linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -122,6 +133,65 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // sd_notify (READY, STATUS, WATCHDOG, STOPPING) without libsystemd: a datagram to
+        // $NOTIFY_SOCKET.
+        .target(name: "ReachabilitySystemd", swiftSettings: strictSettings),
+        // Fleet metrics kept in memory (swift-metrics over a Prometheus registry): a scrape
+        // reads no sysfs and asks netlink nothing.
+        .target(
+            name: "ReachabilityMetrics",
+            dependencies: [
+                "Reachability",
+                "ReachabilityCore",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // HTTP/1.1 on a Unix socket (peer credentials checked per connection) and on TCP, and
+        // its client: the daemon's control API and metrics endpoint.
+        .target(
+            name: "ReachabilityControl",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The daemon: a persistent job queue (SQLite) in front of the transfer engine, its
+        // control API, metrics and systemd integration, composed as one service.
+        .target(
+            name: "ReachabilityDaemon",
+            dependencies: [
+                "Reachability",
+                "ReachabilityCore",
+                "ReachabilityTransfers",
+                "ReachabilitySystemd",
+                "ReachabilityMetrics",
+                "ReachabilityControl",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `reach daemon` and `reach queue`: the service and its client.
+        .executableTarget(
+            name: "reach-daemon",
+            dependencies: [
+                "ReachCommands",
+                "Reachability",
+                "ReachabilityCore",
+                "ReachabilityDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Examples an adopter can copy: each builds with the package, the tests run them, and
         // the README's library snippets are taken from them (scripts/check-snippets.py).
         .executableTarget(
@@ -164,6 +234,29 @@ let package = Package(
         .testTarget(
             name: "ReachCLITests",
             dependencies: ["ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit", "reach", "reach-transfer", "reach-testserver"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReachabilitySystemdTests",
+            dependencies: ["ReachabilitySystemd", "ReachabilityTestKit"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReachabilityMetricsTests",
+            dependencies: ["ReachabilityMetrics", "Reachability", "ReachabilityCore", "ReachabilityTestKit"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReachabilityControlTests",
+            dependencies: ["ReachabilityControl", "ReachabilityTestKit"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReachabilityDaemonTests",
+            dependencies: [
+                "ReachabilityDaemon", "ReachabilityTransfers", "Reachability", "ReachabilityCore", "ReachabilityTestKit", "reach",
+                "reach-daemon", "reach-testserver",
+            ],
             swiftSettings: strictSettings
         ),
     ],

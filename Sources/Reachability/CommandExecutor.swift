@@ -64,7 +64,7 @@ public final class CommandExecutor: GatedExecutor {
             if let group = state.group, options.onDisallow == .suspend { return .resume(group) }
             do throws(CommandSpawnError) {
                 // Under the lock, so that `end(forwarding:)` either sees this group or refuses it.
-                let group = try ProcessGroup.start(arguments, inheritedSignals: options.inheritedSignals, terminal: terminal, onExit: report)
+                let group = try ProcessGroup.start(arguments, setup: options.spawnSetup, terminal: terminal, onExit: report)
                 state.group = group
                 state.runs += 1
                 return .started(group, run: state.runs)

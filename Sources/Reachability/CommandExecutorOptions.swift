@@ -24,16 +24,28 @@ extension CommandExecutor {
         /// Signals the command gets with the disposition they have in this process (an ignored
         /// one stays ignored, as `nohup` means); every other signal starts with its default action.
         public var inheritedSignals: Set<Int32>
+        /// The directory the command starts in; nil: this process's.
+        public var workingDirectory: String?
+        /// A file the command's standard output and error are appended to, created with mode 0600
+        /// and never through a symlink, with standard input from `/dev/null` (a daemon's jobs);
+        /// nil: the command inherits this process's standard input, output and error.
+        public var outputPath: String?
 
         /// Options with the defaults: suspend, 10 s before SIGKILL, the terminal lent when ours.
         public init(
             onDisallow: OnDisallow = .suspend, killAfter: Duration = .seconds(10), usesTerminal: Bool = true,
-            inheritedSignals: Set<Int32> = []
+            inheritedSignals: Set<Int32> = [], workingDirectory: String? = nil, outputPath: String? = nil
         ) {
             self.onDisallow = onDisallow
             self.killAfter = killAfter
             self.usesTerminal = usesTerminal
             self.inheritedSignals = inheritedSignals
+            self.workingDirectory = workingDirectory
+            self.outputPath = outputPath
+        }
+
+        var spawnSetup: ProcessSpawn.Setup {
+            ProcessSpawn.Setup(inheritedSignals: inheritedSignals, workingDirectory: workingDirectory, outputPath: outputPath)
         }
     }
 

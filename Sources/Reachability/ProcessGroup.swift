@@ -33,10 +33,10 @@ final class ProcessGroup: Sendable {
     /// Starts `arguments` as the leader of a new group, lending it `terminal` when ours, and a
     /// thread that waits for it; `onExit` gets its termination once.
     static func start(
-        _ arguments: [String], inheritedSignals: Set<Int32>, terminal: ControllingTerminal?,
+        _ arguments: [String], setup: ProcessSpawn.Setup, terminal: ControllingTerminal?,
         onExit: @escaping @Sendable (CommandTermination) -> Void
     ) throws(CommandSpawnError) -> ProcessGroup {
-        let pid = try ProcessSpawn.spawn(arguments, inheritedSignals: inheritedSignals, terminal: terminal)
+        let pid = try ProcessSpawn.spawn(arguments, setup: setup, terminal: terminal)
         let group = ProcessGroup(pid: pid, terminal: terminal, onExit: onExit)
         WatcherThread.start { group.watch() }
         return group

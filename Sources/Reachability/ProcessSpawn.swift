@@ -4,19 +4,29 @@ import Glibc
 /// it started), with an empty signal mask and default signal actions (what this process blocks
 /// or catches is no business of the command's).
 enum ProcessSpawn {
-    /// Starts `arguments` (the first looked up on PATH). Signals in `inheritedSignals` keep the
-    /// disposition they have here (ignored ones stay ignored: `nohup`). With `terminal`, the
+    /// What the child gets besides its arguments.
+    struct Setup: Sendable, Hashable {
+        /// Signals that keep the disposition they have here (ignored ones stay ignored: `nohup`).
+        var inheritedSignals: Set<Int32> = []
+        /// The directory it starts in; nil: this process's.
+        var workingDirectory: String?
+        /// A file its standard output and error are appended to (created 0600, never through a
+        /// symlink), with standard input from /dev/null; nil: it inherits all three.
+        var outputPath: String?
+    }
+
+    /// Starts `arguments` (the first looked up on PATH) as `setup` says. With `terminal`, the
     /// new group becomes the terminal's foreground group before the command runs.
-    static func spawn(_ arguments: [String], inheritedSignals: Set<Int32>, terminal: ControllingTerminal?) throws(CommandSpawnError) -> pid_t {
+    static func spawn(_ arguments: [String], setup: Setup, terminal: ControllingTerminal?) throws(CommandSpawnError) -> pid_t {
         guard let program = arguments.first else { throw CommandSpawnError(command: "", errno: EINVAL) }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let lendsInChild = terminal.map { $0.isOurs && TerminalSpawnAction.addForeground != nil } ?? false
-        var result = attempt(program, &argv, inheritedSignals: inheritedSignals, foregroundIn: lendsInChild ? terminal : nil)
+        var result = attempt(program, &argv, setup: setup, foregroundIn: lendsInChild ? terminal : nil)
         if case .failure = result, lendsInChild {
             // The terminal step failed in the child (the terminal changed hands meanwhile):
             // start it without, as below.
-            result = attempt(program, &argv, inheritedSignals: inheritedSignals, foregroundIn: nil)
+            result = attempt(program, &argv, setup: setup, foregroundIn: nil)
         }
         let pid = try result.get()
         // Lent from here, the command may touch the terminal first and stop on SIGTTIN; the
@@ -27,7 +37,7 @@ enum ProcessSpawn {
 
     /// One `posix_spawnp`; with `terminal`, the child makes its group the foreground one.
     private static func attempt(
-        _ program: String, _ argv: inout [UnsafeMutablePointer<CChar>?], inheritedSignals: Set<Int32>, foregroundIn terminal: ControllingTerminal?
+        _ program: String, _ argv: inout [UnsafeMutablePointer<CChar>?], setup: Setup, foregroundIn terminal: ControllingTerminal?
     ) -> Result<pid_t, CommandSpawnError> {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -39,13 +49,23 @@ enum ProcessSpawn {
         posix_spawnattr_setsigmask(&attributes, &empty)
         var defaults = sigset_t()
         sigfillset(&defaults)
-        for signal in inheritedSignals { sigdelset(&defaults, signal) }
+        for signal in setup.inheritedSignals { sigdelset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let terminal, let addForeground = TerminalSpawnAction.addForeground {
             _ = addForeground(&actions, terminal.descriptor)
+        }
+        if let outputPath = setup.outputPath {
+            // Opened in the child, so a failure is the spawn's error (ENOENT, ELOOP for a symlink).
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        if let directory = setup.workingDirectory {
+            guard let addChdir = DirectorySpawnAction.addChdir else { return .failure(CommandSpawnError(command: program, errno: ENOSYS)) }
+            _ = addChdir(&actions, directory)
         }
         var pid = pid_t()
         let result = posix_spawnp(&pid, program, &actions, &attributes, &argv, environ)
@@ -62,6 +82,16 @@ enum TerminalSpawnAction {
     static let addForeground: Add? = {
         // RTLD_DEFAULT, a null handle: search the process's global symbols.
         guard let symbol = dlsym(nil, "posix_spawn_file_actions_addtcsetpgrp_np") else { return nil }
+        return unsafeBitCast(symbol, to: Add.self)
+    }()
+}
+
+/// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later; not in the Swift overlay,
+/// which does not define `_GNU_SOURCE`), looked up at run time.
+enum DirectorySpawnAction {
+    typealias Add = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    static let addChdir: Add? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addchdir_np") else { return nil }
         return unsafeBitCast(symbol, to: Add.self)
     }()
 }

@@ -115,6 +115,9 @@ extension Download {
         return JobProgress(completedBytes: size == nil ? 0 : onDisk, totalBytes: size)
     }
 
+    /// A partial file (`DEST.part`) exists: an earlier run stopped before the end.
+    public var hasPartialFile: Bool { directory.status(of: paths.partName) != nil }
+
     /// Removes the partial file and its metadata (a cancelled download). Not while running.
     public func discardPartial() {
         state.withLock { state in

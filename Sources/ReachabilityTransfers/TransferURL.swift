@@ -19,6 +19,9 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     /// What identifies the resource in a sidecar file without a secret in it: the redacted URL,
     /// plus a digest of the requested URL when something was redacted.
     let storageKey: String
+    /// The URL holds a credential: userinfo, or a query value that looks like a secret. Such a
+    /// URL is never written to disk (the daemon keeps it in memory only).
+    public let hasSecrets: Bool
 
     /// Parses an `http` or `https` URL with a host; nil otherwise.
     public init?(_ text: String) {
@@ -48,6 +51,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
             }
         }
         redacted = shown.string ?? "(unprintable URL)"
+        hasSecrets = authorization != nil || hasSecretQuery
         if !hasSecretQuery {
             storageKey = requestURL
         } else {
@@ -68,7 +72,8 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     /// Query parameter names treated as secrets (case-insensitive substrings).
     static let secretNames = ["token", "sig", "secret", "password", "passwd", "pwd", "key", "credential", "auth", "session"]
 
-    static func isSecret(_ name: String) -> Bool {
+    /// Whether a query parameter or header named `name` looks like it carries a secret.
+    public static func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
         return secretNames.contains { lowered.contains($0) }
     }

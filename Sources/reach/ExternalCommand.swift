@@ -7,7 +7,9 @@ import ReachCommands
 /// searched (from `/proc/self/exe`), never `PATH`: a root-run `reach` must not run whatever
 /// a `PATH` entry offers under that name.
 struct ExternalCommand {
-    static let commands: [String: String] = ["get": "reach-transfer", "upload": "reach-transfer"]
+    static let commands: [String: String] = [
+        "get": "reach-transfer", "upload": "reach-transfer", "daemon": "reach-daemon", "queue": "reach-daemon",
+    ]
 
     let executable: String
     let arguments: [String]

@@ -67,12 +67,17 @@ public struct JobPauseReason: Sendable, Hashable, CustomStringConvertible {
     private enum Code: Hashable {
         case byUser
         case retrying(after: Duration, cause: String)
+        case shutdown
     }
 
     private let code: Code
 
     /// ``TransferEngine/pause(_:)`` was called.
     public static let byUser = JobPauseReason(code: .byUser)
+
+    /// ``TransferEngine/shutdown()`` stopped the job (as a pause: a download's partial file is
+    /// kept); a new engine can take it up again.
+    public static let shutdown = JobPauseReason(code: .shutdown)
 
     /// Waiting `after` before the next attempt, because of `cause`.
     public static func retrying(after: Duration, cause: String) -> JobPauseReason {
@@ -85,11 +90,12 @@ public struct JobPauseReason: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// A stable token for JSON: `byUser`, `retrying`.
+    /// A stable token for JSON: `byUser`, `retrying`, `shutdown`.
     public var token: String {
         switch code {
         case .byUser: "byUser"
         case .retrying: "retrying"
+        case .shutdown: "shutdown"
         }
     }
 
@@ -97,6 +103,7 @@ public struct JobPauseReason: Sendable, Hashable, CustomStringConvertible {
         switch code {
         case .byUser: "paused by the user"
         case .retrying(let after, let cause): "retrying in \(ByteCount.seconds(after)) after: \(cause)"
+        case .shutdown: "stopped: the engine shut down"
         }
     }
 }

@@ -46,6 +46,8 @@ public final class TransferEngine: Sendable {
     private let records = Mutex<[JobID: Record]>([:])
     private let nextID = Atomic<Int64>(0)
     private let hub = EventHub()
+    /// Set by ``shutdown()``: nothing is submitted or started after it.
+    private let isShutDown = Atomic<Bool>(false)
 
     /// An engine over `monitor`, downloading with `downloader` (by default its own, with the
     /// environment's proxies).
@@ -79,6 +81,9 @@ public final class TransferEngine: Sendable {
 
     /// Adds `job` under `id` (an id the caller keeps, such as a database row's).
     public func submit(_ job: TransferJob, id: JobID) throws(TransferError) {
+        guard !isShutDown.load(ordering: .acquiring) else {
+            throw TransferError(.invalidRequest, url: "", detail: "the engine is shut down")
+        }
         // A second job under one id would orphan the first (still running, its waiters lost).
         guard records.withLock({ $0[id] == nil }) else {
             throw TransferError(.invalidRequest, url: "", detail: "a job with id \(id) exists already")
@@ -114,13 +119,13 @@ public final class TransferEngine: Sendable {
     /// Every job's latest event, by id.
     public func jobs() -> [JobEvent] { records.withLock { $0.values.map(\.event) }.sorted { $0.id < $1.id } }
 
-    /// Waits until the job is finished (succeeded, failed or cancelled) and returns its last
-    /// event; nil for an unknown id.
+    /// Waits until the job is finished (succeeded, failed or cancelled), or stopped by
+    /// ``shutdown()``, and returns its last event; nil for an unknown id.
     public func result(of id: JobID) async -> JobEvent? {
         await withCheckedContinuation { (continuation: CheckedContinuation<JobEvent?, Never>) in
             let ready = records.withLock { records -> JobEvent?? in
                 guard var record = records[id] else { return .some(nil) }
-                if record.event.state.isFinal { return .some(record.event) }
+                if record.event.state.isFinal || record.event.state == .paused(.shutdown) { return .some(record.event) }
                 record.waiters.append(continuation)
                 records[id] = record
                 return nil
@@ -173,8 +178,11 @@ public final class TransferEngine: Sendable {
         return true
     }
 
-    /// Stops every job (as a pause: partial files kept) and waits for them.
+    /// Stops every job (as a pause: partial files kept, a download's progress recorded in its
+    /// sidecar) and waits for them. Unfinished jobs end in `paused(.shutdown)`, and whoever
+    /// waits in ``result(of:)`` gets that event; nothing can be submitted or resumed afterwards.
     public func shutdown() async {
+        isShutDown.store(true, ordering: .releasing)
         let tasks = records.withLock { records in
             records.keys.compactMap { id -> Task<Void, Never>? in
                 let task = records[id]?.task
@@ -184,12 +192,28 @@ public final class TransferEngine: Sendable {
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
+        let stopped = records.withLock { records in
+            records.compactMap { id, record -> (JobEvent, [CheckedContinuation<JobEvent?, Never>])? in
+                guard !record.event.state.isFinal else { return nil }
+                var record = record
+                record.event.state = .paused(.shutdown)
+                record.event.network = nil
+                let waiters = record.waiters
+                record.waiters = []
+                records[id] = record
+                return (record.event, waiters)
+            }
+        }
+        for (event, waiters) in stopped {
+            hub.publish(event)
+            for waiter in waiters { waiter.resume(returning: event) }
+        }
     }
 
     // MARK: Running
 
     private func start(_ id: JobID) {
-        guard let record = records.withLock({ $0[id] }) else { return }
+        guard !isShutDown.load(ordering: .acquiring), let record = records.withLock({ $0[id] }) else { return }
         let gate = makeGate(record.job.policy, record.job.host)
         let runner = record.runner
         let task = Task { [self] in

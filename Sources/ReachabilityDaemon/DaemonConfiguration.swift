@@ -1,0 +1,35 @@
+/// What `reach daemon` runs with.
+public struct DaemonConfiguration: Sendable, Hashable {
+    /// A TCP address to listen on.
+    public struct ListenAddress: Sendable, Hashable {
+        /// An IP address or host name (`127.0.0.1`, `::1`).
+        public var host: String
+        /// The port (0: any free one).
+        public var port: Int
+
+        /// An address given field by field.
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// The state directory (`queue.sqlite`, upload resume records, command logs).
+    public var stateDirectory: String
+    /// The control socket.
+    public var socketPath: String
+    /// Also serve `/metrics` over TCP here; nil: only on the socket.
+    public var metricsListen: ListenAddress?
+    /// Transfers at once against one host.
+    public var perHost = 2
+    /// Transfers at once in all.
+    public var maxRunning = 8
+    /// A failed command's first wait before it runs again.
+    public var commandRetryDelay: Duration = .seconds(30)
+
+    /// A configuration with the given directory and socket, no TCP metrics listener.
+    public init(stateDirectory: String, socketPath: String) {
+        self.stateDirectory = stateDirectory
+        self.socketPath = socketPath
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import ReachabilityCore
+import ReachabilityTransfers
+import Synchronization
+
+extension JobQueue {
+    /// Pauses the job (a download keeps its partial file; a command is terminated and runs
+    /// afresh on resume); state `paused`, reason `pausedByUser`.
+    @discardableResult
+    public func pause(_ id: Int64) async throws(QueueError) -> QueueJob {
+        let entry = try unfinishedEntry(id, doing: "pause")
+        if entry.isUserPaused { return entry.job }
+        entry.task?.cancel()
+        await entry.task?.value
+        if entry.inEngine { await engine.pause(JobID(id)) }
+        return change(id, history: true) { job in
+            job.state = .paused
+            job.reason = .pausedByUser
+            job.network = nil
+        } ?? entry.job
+    }
+
+    /// Resumes a job paused by ``pause(_:)``.
+    @discardableResult
+    public func resume(_ id: Int64) throws(QueueError) -> QueueJob {
+        let entry = try unfinishedEntry(id, doing: "resume")
+        guard entry.isUserPaused else { throw .conflict("job \(id) is not paused by the user (\(entry.job.state))") }
+        _ = change(id, history: true) { job in
+            job.state = .pending
+            job.reason = nil
+        }
+        if entry.inEngine && engine.resume(JobID(id)) { return try job(id) }
+        schedule(id)
+        return try job(id)
+    }
+
+    /// Cancels the job for good: a download's partial file is removed, a command terminated.
+    @discardableResult
+    public func cancel(_ id: Int64) async throws(QueueError) -> QueueJob {
+        let entry = try unfinishedEntry(id, doing: "cancel")
+        entry.task?.cancel()
+        await entry.task?.value
+        if entry.inEngine {
+            await engine.cancel(JobID(id))
+        } else if entry.job.spec.kind == .download, let download = entry.runSpec?.download, let destination = download.destination {
+            // Never started in this process: its partial file (from before a restart) goes too.
+            (try? engine.downloader.prepare(DownloadRequest(url: download.url, destination: destination)))?.discardPartial()
+        }
+        return change(id, history: true, finish: true) { job in
+            job.state = .cancelled
+            job.reason = nil
+            job.network = nil
+        } ?? entry.job
+    }
+
+    private func unfinishedEntry(_ id: Int64, doing: String) throws(QueueError) -> QueueEntry {
+        guard let entry = state.withLock({ $0.entries[id] }) else { throw .notFound(id) }
+        guard !entry.job.state.isFinal else { throw .conflict("cannot \(doing) job \(id): it \(entry.job.state) already") }
+        return entry
+    }
+
+    var uploadStateDirectory: String { configuration.stateDirectory + "/uploads" }
+    var commandLogDirectory: String { configuration.stateDirectory + "/logs" }
+
+    /// The file a command job's output goes to.
+    public func logPath(of id: Int64) -> String { commandLogDirectory + "/job-\(id).log" }
+}

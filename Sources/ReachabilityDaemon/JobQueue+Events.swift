@@ -1,0 +1,135 @@
+import Foundation
+import ReachabilityCore
+import ReachabilityTransfers
+import Synchronization
+
+extension JobQueue {
+    /// Takes an engine event into the job: its state and reason in the queue's words, its
+    /// progress, the bytes it moved (for the metrics), its result.
+    func apply(_ event: JobEvent) {
+        // The engine stopping its jobs at shutdown is not a state of theirs: the database keeps
+        // the last one, and the next start takes them up.
+        if event.state == .paused(.shutdown) { return }
+        let id = event.id.rawValue
+        guard let entry = state.withLock({ $0.entries[id] }), entry.inEngine, let spec = entry.runSpec else { return }
+        let (queueState, reason) = QueueStatus.from(event.state, policy: spec.policy, now: Date())
+        let moved = max(0, event.progress.transferredBytes - entry.engineTransferred)
+        if moved > 0, let network = event.network {
+            observer?.transferred(moved, direction: spec.kind == .upload ? "upload" : "download", networkType: network.status.rawValue)
+        }
+        let stateChanged = queueState != entry.job.state || reason?.code != entry.job.reason?.code
+        _ = change(id, history: stateChanged, finish: queueState.isFinal) { job in
+            job.state = queueState
+            job.reason = reason
+            job.network = event.network.map { "\($0)" }
+            job.progress.completedBytes = event.progress.completedBytes
+            job.progress.totalBytes = event.progress.totalBytes ?? job.progress.totalBytes
+            job.progress.transferredBytes = entry.transferredBase + event.progress.transferredBytes
+            if let download = event.download {
+                job.result = QueueResult(path: download.path, bytes: download.bytes, sha256: download.sha256)
+            } else if let upload = event.upload {
+                job.result = QueueResult(bytes: upload.bytes)
+            }
+        }
+        state.withLock { state in
+            state.entries[id]?.engineTransferred = event.progress.transferredBytes
+            if queueState.isFinal { state.entries[id]?.inEngine = false }
+        }
+    }
+
+    /// Changes a job in memory, then records it (with a history row when `history`; progress
+    /// alone at most once a second) and tells subscribers. Returns the changed job; nil for an
+    /// unknown or finished one.
+    func change(_ id: Int64, history: Bool, finish: Bool = false, note: String? = nil, _ body: (inout QueueJob) -> Void) -> QueueJob? {
+        let now = Date()
+        let clock = ContinuousClock.now
+        let outcome = state.withLock { state -> (QueueEntry, before: QueueJob, write: Bool)? in
+            guard var entry = state.entries[id], !entry.job.state.isFinal else { return nil }
+            let before = entry.job
+            body(&entry.job)
+            guard entry.job != before else { return nil }
+            entry.job.updatedAt = now
+            if finish { entry.job.finishedAt = now }
+            entry.version += 1
+            let progressOnly = !history && !finish
+            let due = entry.checkpointed.map { clock - $0 >= .seconds(1) } ?? true
+            let complete = entry.job.progress.totalBytes.map { $0 == entry.job.progress.completedBytes } ?? false
+            let write = !progressOnly || due || complete
+            if write { entry.checkpointed = clock }
+            if before.state == .paused && (entry.job.state != .paused || entry.job.reason?.code != before.reason?.code) {
+                if let since = entry.pausedSince { observer?.pausedTime(Double((clock - since) / .milliseconds(1)) / 1000, reason: before.reason?.code ?? "unknown") }
+                entry.pausedSince = nil
+            }
+            if entry.job.state == .paused && entry.pausedSince == nil { entry.pausedSince = clock }
+            if finish { entry.task = nil }
+            state.entries[id] = entry
+            return (entry, before, write)
+        }
+        guard let (entry, before, write) = outcome else { return nil }
+        if write {
+            let line = history ? QueueStore.HistoryEntry(at: now, state: entry.job.state.rawValue, reason: note ?? entry.job.reason?.message) : nil
+            persist(entry, history: line)
+        }
+        publish(entry.job)
+        if before.state != entry.job.state { reportCounts() }
+        return entry.job
+    }
+
+    /// Writes the entry's job unless a newer version was written already. A failed write (a
+    /// full file system) is reported once per job state and the job goes on in memory.
+    func persist(_ entry: QueueEntry, history: QueueStore.HistoryEntry?) {
+        persisted.withLock { versions in
+            guard versions[entry.job.id, default: -1] < entry.version else { return }
+            do throws(QueueError) {
+                try store.save(entry.job, history: history)
+                versions[entry.job.id] = entry.version
+            } catch {
+                QueueLog.storageFailure(error)
+            }
+        }
+    }
+
+    func publish(_ job: QueueJob) {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        for subscriber in subscribers { subscriber.yield(job) }
+    }
+
+    func reportCounts() {
+        guard let observer else { return }
+        observer.jobCountsChanged(Dictionary(uniqueKeysWithValues: counts().map { ($0.key.rawValue, $0.value) }))
+    }
+
+    /// One line for `systemctl status` (`STATUS=`): jobs per state, and the most common reason
+    /// paused jobs wait for.
+    public func summary() -> String {
+        let jobs = state.withLock { state in state.entries.values.map(\.job).filter { !$0.state.isFinal } }
+        guard !jobs.isEmpty else { return "no jobs queued" }
+        let running = jobs.filter { $0.state == .running }.count
+        let paused = jobs.filter { $0.state == .paused }
+        let pending = jobs.filter { $0.state == .pending }.count
+        var parts = ["\(running) running"]
+        if pending > 0 { parts.append("\(pending) pending") }
+        if !paused.isEmpty {
+            let reasons = Dictionary(grouping: paused, by: { $0.reason?.code ?? "paused" })
+            let top = reasons.max { $0.value.count < $1.value.count }?.key ?? "paused"
+            parts.append("\(paused.count) paused (\(paused.count == reasons[top]?.count ? "" : "mostly ")\(top))")
+        }
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// The queue's complaints, on standard error (the journal under systemd). Rate-limited, so a
+/// full disk does not flood the log.
+enum QueueLog {
+    private static let lastFailure = Mutex<ContinuousClock.Instant?>(nil)
+
+    static func storageFailure(_ error: QueueError) {
+        let now = ContinuousClock.now
+        let due = lastFailure.withLock { last -> Bool in
+            if let last, now - last < .seconds(10) { return false }
+            last = now
+            return true
+        }
+        if due { FileHandle.standardError.write(Data("reach daemon: \(error.message)\n".utf8)) }
+    }
+}

@@ -1,0 +1,182 @@
+public import Foundation
+public import Reachability
+import ReachabilityCore
+public import ReachabilityTransfers
+import Synchronization
+
+/// The daemon's persistent, network-gated job queue: downloads and uploads run by a
+/// ``TransferEngine``, commands run under a ``TransferGate``, every job and its history in an
+/// SQLite database. A job is committed to disk before ``add(_:workingDirectory:)`` returns;
+/// after a crash, ``start()`` takes every unfinished job up again where it stopped (a download
+/// from its partial file), and a finished job never runs again.
+///
+/// ```swift
+/// let queue = try JobQueue(configuration: .init(stateDirectory: "/var/lib/reach"), monitor: NetworkMonitor())
+/// try queue.start()
+/// let job = try queue.add(QueueJobSpec(kind: .download, download: DownloadSpec(url: url, destination: "/srv/update.img"),
+///                                      constraints: QueueConstraints(when: "unmetered")), workingDirectory: nil)
+/// ```
+public final class JobQueue: Sendable {
+    /// Where the queue keeps its state, and its limits.
+    public struct Configuration: Sendable, Hashable {
+        /// The daemon's own directory: `queue.sqlite`, upload resume records, command logs.
+        public var stateDirectory: String
+        /// Transfers at once against one host.
+        public var perHost: Int
+        /// Transfers at once in all.
+        public var maxRunning: Int
+        /// A failed command's first wait before it runs again (doubled per failure, at most an hour).
+        public var commandRetryDelay: Duration
+
+        /// A configuration with the engine's defaults (2 per host, 8 in all) and a 30 s retry delay.
+        public init(stateDirectory: String, perHost: Int = 2, maxRunning: Int = 8, commandRetryDelay: Duration = .seconds(30)) {
+            self.stateDirectory = stateDirectory
+            self.perHost = perHost
+            self.maxRunning = maxRunning
+            self.commandRetryDelay = commandRetryDelay
+        }
+    }
+
+    struct State: Sendable {
+        var entries: [Int64: QueueEntry] = [:]
+        var subscribers: [Int: AsyncStream<QueueJob>.Continuation] = [:]
+        var nextSubscriber = 0
+        var isStopping = false
+        var consumer: Task<Void, Never>?
+    }
+
+    /// The queue's settings.
+    public let configuration: Configuration
+    let store: QueueStore
+    let engine: TransferEngine
+    let monitor: NetworkMonitor
+    let observer: (any QueueObserver)?
+    let state = Mutex(State())
+    /// The version of each job last written to the database, so a slow write never undoes a newer one.
+    let persisted = Mutex<[Int64: Int]>([:])
+    private let engineEvents: AsyncStream<JobEvent>
+
+    /// Opens the queue database in the configuration's state directory (which must exist, owned
+    /// by this user; see ``StateDirectory``). Nothing runs before ``start()``.
+    public init(configuration: Configuration, monitor: NetworkMonitor, downloader: Downloader = Downloader(), observer: (any QueueObserver)? = nil)
+        throws(QueueError)
+    {
+        self.configuration = configuration
+        self.monitor = monitor
+        self.observer = observer
+        store = try QueueStore(directory: configuration.stateDirectory)
+        engine = TransferEngine(
+            monitor: monitor, downloader: downloader, configuration: .init(perHost: configuration.perHost, maxRunning: configuration.maxRunning))
+        engineEvents = engine.events()
+    }
+
+    /// The database file.
+    public var databasePath: String { store.path }
+
+    /// Loads the queue and takes up every unfinished job; call once.
+    public func start() throws(QueueError) {
+        let stored = try store.all()
+        let consumer = Task { [self] in
+            for await event in engineEvents { apply(event) }
+        }
+        state.withLock { $0.consumer = consumer }
+        for item in stored { restore(item) }
+        reportCounts()
+    }
+
+    // MARK: Jobs
+
+    /// Checks `spec`, resolves its relative paths against `workingDirectory` (the client's),
+    /// records it and schedules it; returns the job as stored.
+    @discardableResult
+    public func add(_ spec: QueueJobSpec, workingDirectory: String?) throws(QueueError) -> QueueJob {
+        guard !state.withLock({ $0.isStopping }) else { throw .unavailable("the daemon is stopping") }
+        let accepted = try spec.accepted(workingDirectory: workingDirectory)
+        let now = Date()
+        let job = try store.insert(accepted.stored, hasSecrets: accepted.hasSecrets, state: .pending, reason: nil, now: now)
+        state.withLock { $0.entries[job.id] = QueueEntry(job: job, runSpec: accepted.spec) }
+        publish(job)
+        reportCounts()
+        schedule(job.id)
+        return job
+    }
+
+    /// Every job, oldest first; with `states`, only those.
+    public func list(states: Set<QueueJobState>? = nil) -> [QueueJob] {
+        let jobs = state.withLock { state in state.entries.values.map(\.job) }
+        return jobs.filter { states?.contains($0.state) ?? true }.sorted { $0.id < $1.id }
+    }
+
+    /// The job with `id`.
+    public func job(_ id: Int64) throws(QueueError) -> QueueJob {
+        guard let job = state.withLock({ $0.entries[id]?.job }) else { throw .notFound(id) }
+        return job
+    }
+
+    /// The job's history: each state it went through, when and why.
+    public func history(of id: Int64) throws(QueueError) -> [QueueHistoryEntry] {
+        _ = try job(id)
+        return try store.history(of: id).map { QueueHistoryEntry(at: $0.at, state: $0.state, reason: $0.reason) }
+    }
+
+    /// The job, its history and (for a command) its log file.
+    public func detail(_ id: Int64) throws(QueueError) -> QueueJobDetail {
+        let job = try job(id)
+        return QueueJobDetail(job: job, history: try history(of: id), logPath: job.spec.kind == .command ? logPath(of: id) : nil)
+    }
+
+    /// Every change of every job from now on (state, reason, progress), while iterated.
+    public func events() -> AsyncStream<QueueJob> {
+        let (stream, continuation) = AsyncStream.makeStream(of: QueueJob.self, bufferingPolicy: .bufferingNewest(4096))
+        let key = state.withLock { state in
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// Jobs per state, every state present.
+    public func counts() -> [QueueJobState: Int] {
+        state.withLock { state in
+            var counts = Dictionary(uniqueKeysWithValues: QueueJobState.all.map { ($0, 0) })
+            for entry in state.entries.values { counts[entry.job.state, default: 0] += 1 }
+            return counts
+        }
+    }
+
+    /// `PRAGMA integrity_check` of the queue database: "ok" when sound.
+    public func integrityCheck() throws(QueueError) -> String { try store.integrityCheck() }
+
+    /// The database answers a read (for the watchdog).
+    public func isResponsive() -> Bool { store.ping() }
+
+    // MARK: Stopping
+
+    /// Stops every job as a pause (downloads checkpoint their partial files, commands are
+    /// terminated), records each job's progress, and refuses new jobs. Unfinished jobs stay
+    /// unfinished in the database: the next start takes them up.
+    public func shutdown() async {
+        let tasks = state.withLock { state -> [Task<Void, Never>] in
+            state.isStopping = true
+            return state.entries.values.compactMap(\.task)
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        await engine.shutdown()
+        let consumer = state.withLock { $0.consumer }
+        consumer?.cancel()
+        await consumer?.value
+        let unfinished = state.withLock { state in state.entries.values.filter { !$0.job.state.isFinal } }
+        for entry in unfinished { persist(entry, history: nil) }
+        let subscribers = state.withLock { state in
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+        engine.downloader.shutdown()
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import ReachabilityControl
+import ReachabilityMetrics
+
+/// The control API, version 1 (`openapi/reach-daemon.yaml` is its contract): jobs under
+/// `/v1/jobs`, the path under `/v1/path`, an event stream under `/v1/events` (JSON lines), and
+/// `/metrics` (Prometheus text). Every answer is JSON but the metrics.
+struct QueueAPI: Sendable {
+    let queue: JobQueue
+    let paths: PathFeed
+    let metrics: ReachMetrics
+
+    func handle(_ request: ControlRequest) async -> ControlResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let method = request.method
+        if parts == ["metrics"] {
+            guard method == "GET" else { return Self.notAllowed(request) }
+            return .text(status: 200, metrics.render(), contentType: ReachMetrics.contentType)
+        }
+        guard parts.first == "v1", parts.count >= 2 else { return Self.notFound(request) }
+        switch parts[1] {
+        case "jobs" where parts.count == 2:
+            if method == "GET" { return list(request) }
+            if method == "POST" { return add(request) }
+            return Self.notAllowed(request)
+        case "jobs" where parts.count == 3:
+            guard method == "GET" else { return Self.notAllowed(request) }
+            return answer(parts[2]) { id throws(QueueError) in try queue.detail(id) }
+        case "jobs" where parts.count == 4:
+            guard method == "POST" else { return Self.notAllowed(request) }
+            return await act(parts[3], on: parts[2]) ?? Self.notFound(request)
+        case "path" where parts.count == 2:
+            guard method == "GET" else { return Self.notAllowed(request) }
+            return .json(status: 200, Array(paths.latestJSON().utf8))
+        case "events" where parts.count == 2:
+            guard method == "GET" else { return Self.notAllowed(request) }
+            return .stream(status: 200, contentType: "application/x-ndjson", events())
+        default:
+            return Self.notFound(request)
+        }
+    }
+
+    /// `pause`, `resume` or `cancel` on job `text`; nil for another action.
+    private func act(_ action: String, on text: String) async -> ControlResponse? {
+        guard ["pause", "resume", "cancel"].contains(action) else { return nil }
+        guard let id = Int64(text), id > 0 else { return Self.badID(text) }
+        do throws(QueueError) {
+            switch action {
+            case "pause": return Self.json(200, try await queue.pause(id))
+            case "resume": return Self.json(200, try queue.resume(id))
+            default: return Self.json(200, try await queue.cancel(id))
+            }
+        } catch {
+            return Self.error(error)
+        }
+    }
+
+    private static func notFound(_ request: ControlRequest) -> ControlResponse {
+        failure(404, "notFound", "no such endpoint: \(request.path.prefix(200))")
+    }
+
+    private static func notAllowed(_ request: ControlRequest) -> ControlResponse {
+        failure(405, "methodNotAllowed", "\(request.method.prefix(20)) is not allowed on \(request.path.prefix(200))")
+    }
+
+    private func list(_ request: ControlRequest) -> ControlResponse {
+        var states: Set<QueueJobState>?
+        if let filter = request.query["state"] {
+            let wanted = filter.split(separator: ",").map { QueueJobState(rawValue: String($0)) }
+            guard wanted.allSatisfy(QueueJobState.all.contains) else {
+                return Self.failure(400, "badRequest", "state: expected pending, running, paused, succeeded, failed or cancelled")
+            }
+            states = Set(wanted)
+        }
+        return Self.json(200, QueueJobList(jobs: queue.list(states: states)))
+    }
+
+    private func add(_ request: ControlRequest) -> ControlResponse {
+        let body: QueueAddRequest
+        do {
+            body = try QueueJSON.decode(QueueAddRequest.self, from: Data(request.body))
+        } catch {
+            return Self.failure(400, "invalidJob", "the job is not valid JSON: \(QueueJSON.explain(error))")
+        }
+        do { return Self.json(201, try queue.add(body.job, workingDirectory: body.workingDirectory)) } catch { return Self.error(error) }
+    }
+
+    private func answer<T: Encodable>(_ text: String, _ body: (Int64) throws(QueueError) -> T) -> ControlResponse {
+        guard let id = Int64(text), id > 0 else { return Self.badID(text) }
+        do { return Self.json(200, try body(id)) } catch { return Self.error(error) }
+    }
+
+    /// Job changes and path changes as JSON lines, the current path first.
+    private func events() -> AsyncStream<[UInt8]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(4096))
+        let jobs = queue.events()
+        let pathUpdates = paths.subscribe()
+        let forwardJobs = Task {
+            for await job in jobs {
+                guard let line = try? QueueJSON.encode(QueueStreamEvent(job: job)) else { continue }
+                continuation.yield(Array(line) + [0x0A])
+            }
+        }
+        let forwardPaths = Task {
+            for await text in pathUpdates { continuation.yield(Array(text.utf8) + [0x0A]) }
+        }
+        continuation.onTermination = { _ in
+            forwardJobs.cancel()
+            forwardPaths.cancel()
+        }
+        return stream
+    }
+
+    private static func badID(_ text: String) -> ControlResponse {
+        failure(400, "badRequest", "not a job id: '\(text.prefix(40))'")
+    }
+
+    static func json<T: Encodable>(_ status: Int, _ value: T) -> ControlResponse {
+        guard let data = try? QueueJSON.encode(value) else { return failure(500, "internal", "cannot encode the answer") }
+        return .json(status: status, Array(data))
+    }
+
+    static func error(_ error: QueueError) -> ControlResponse { failure(error.httpStatus, error.token, error.message) }
+
+    static func failure(_ status: Int, _ code: String, _ message: String) -> ControlResponse {
+        json(status, QueueErrorBody(code: code, message: message))
+    }
+}
+
+/// A job line of the event stream: `{"type":"job","job":{…}}`.
+struct QueueStreamEvent: Encodable {
+    var type = "job"
+    var job: QueueJob
+}

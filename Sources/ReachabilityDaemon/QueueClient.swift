@@ -1,0 +1,158 @@
+public import Foundation
+import ReachabilityControl
+
+/// A client of `reach daemon`'s control API on its Unix socket: what `reach queue` uses, and
+/// what another program can use instead of speaking HTTP itself.
+///
+/// ```swift
+/// let client = QueueClient(socketPath: DaemonPaths.socket())
+/// let job = try await client.add(spec, workingDirectory: FileManager.default.currentDirectoryPath)
+/// await client.shutdown()
+/// ```
+public final class QueueClient: Sendable {
+    /// The socket it talks to.
+    public let socketPath: String
+    private let control: ControlClient
+
+    /// A client of the daemon listening on `socketPath`.
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+        control = ControlClient(socketPath: socketPath)
+    }
+
+    /// Closes its connections. Call once, when done.
+    public func shutdown() async { await control.shutdown() }
+
+    /// Adds a job; relative paths in it are resolved against `workingDirectory`.
+    public func add(_ spec: QueueJobSpec, workingDirectory: String?) async throws(QueueClientError) -> QueueJob {
+        let body = try encode(QueueAddRequest(workingDirectory: workingDirectory, job: spec))
+        return try await call("POST", "/v1/jobs", body: body, expecting: QueueJob.self)
+    }
+
+    /// Every job, oldest first.
+    public func list() async throws(QueueClientError) -> [QueueJob] {
+        try await call("GET", "/v1/jobs", expecting: QueueJobList.self).jobs
+    }
+
+    /// A job with its history.
+    public func detail(_ id: Int64) async throws(QueueClientError) -> QueueJobDetail {
+        try await call("GET", "/v1/jobs/\(id)", expecting: QueueJobDetail.self)
+    }
+
+    /// Pauses a job.
+    public func pause(_ id: Int64) async throws(QueueClientError) -> QueueJob { try await call("POST", "/v1/jobs/\(id)/pause", expecting: QueueJob.self) }
+    /// Resumes a job paused by ``pause(_:)``.
+    public func resume(_ id: Int64) async throws(QueueClientError) -> QueueJob { try await call("POST", "/v1/jobs/\(id)/resume", expecting: QueueJob.self) }
+    /// Cancels a job.
+    public func cancel(_ id: Int64) async throws(QueueClientError) -> QueueJob { try await call("POST", "/v1/jobs/\(id)/cancel", expecting: QueueJob.self) }
+
+    /// The daemon's current path, as `reach status --json` prints it.
+    public func pathJSON() async throws(QueueClientError) -> String {
+        let (status, body) = try await send("GET", "/v1/path")
+        guard status == 200 else { throw QueueClientError(status: status, body: body, socketPath: socketPath) }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    /// The event stream: the current path first, then every job and path change.
+    public func events() -> AsyncThrowingStream<QueueEvent, any Error> {
+        let lines = control.lines(path: "/v1/events")
+        let socketPath = self.socketPath
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await line in lines {
+                        if let event = QueueEvent(line: line) { continuation.yield(event) }
+                    }
+                    continuation.finish()
+                } catch let error as ControlClientError {
+                    continuation.finish(throwing: QueueClientError(error))
+                } catch {
+                    continuation.finish(throwing: QueueClientError(communication: "\(error)", socketPath: socketPath))
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func call<T: Decodable>(_ method: String, _ path: String, body: [UInt8] = [], expecting: T.Type) async throws(QueueClientError) -> T {
+        let (status, answer) = try await send(method, path, body: body)
+        guard (200..<300).contains(status) else { throw QueueClientError(status: status, body: answer, socketPath: socketPath) }
+        do {
+            return try QueueJSON.decode(T.self, from: Data(answer))
+        } catch {
+            throw QueueClientError(communication: "unexpected answer to \(method) \(path): \(QueueJSON.explain(error))", socketPath: socketPath)
+        }
+    }
+
+    private func send(_ method: String, _ path: String, body: [UInt8] = []) async throws(QueueClientError) -> (Int, [UInt8]) {
+        do {
+            let headers = body.isEmpty ? [] : [("Content-Type", "application/json")]
+            let answer = try await control.send(method: method, path: path, body: body, headers: headers)
+            return (answer.status, answer.body)
+        } catch {
+            throw QueueClientError(error)
+        }
+    }
+
+    private func encode<T: Encodable>(_ value: T) throws(QueueClientError) -> [UInt8] {
+        do { return Array(try QueueJSON.encode(value)) } catch { throw QueueClientError(communication: "cannot encode: \(error)", socketPath: socketPath) }
+    }
+}
+
+/// One line of the event stream.
+public struct QueueEvent: Sendable {
+    /// A job that changed.
+    public var job: QueueJob?
+    /// For a path change: the path in words (`wifi via wlan0, unmetered`).
+    public var pathSummary: String?
+    /// The line as the daemon sent it (JSON).
+    public var jsonLine: String
+
+    init?(line: [UInt8]) {
+        jsonLine = String(decoding: line, as: UTF8.self)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], let type = object["type"] as? String else { return nil }
+        if type == "job" {
+            guard let event = try? QueueJSON.decode(JobLine.self, from: Data(line)) else { return nil }
+            job = event.job
+        } else if type == "path" {
+            pathSummary = object["summary"] as? String
+        }
+    }
+
+    private struct JobLine: Decodable { var job: QueueJob }
+}
+
+/// Why a call to the daemon failed: none listens, it refused (with its status and message), or
+/// the exchange broke.
+public struct QueueClientError: Error, Sendable, CustomStringConvertible {
+    /// The HTTP status the daemon answered with; nil when it did not answer.
+    public let status: Int?
+    /// The daemon's error code (`invalidJob`, `notFound`, `conflict`, …), when it answered.
+    public let code: String?
+    /// No daemon listens on the socket.
+    public let isNotRunning: Bool
+    /// What happened, in one line, naming the socket when nothing answered.
+    public let description: String
+
+    init(_ error: ControlClientError) {
+        status = nil
+        code = nil
+        isNotRunning = error.code == .daemonNotRunning
+        description = error.description
+    }
+
+    init(status: Int, body: [UInt8], socketPath: String) {
+        let decoded = try? QueueJSON.decode(QueueErrorBody.self, from: Data(body))
+        self.status = status
+        code = decoded?.error.code
+        isNotRunning = false
+        description = decoded?.error.message ?? "the daemon on \(socketPath) answered HTTP \(status)"
+    }
+
+    init(communication message: String, socketPath: String) {
+        status = nil
+        code = nil
+        isNotRunning = false
+        description = message
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import ReachabilityCore
+import ReachabilityTransfers
+
+/// What the queue keeps in memory about one job.
+struct QueueEntry: Sendable {
+    /// The job as shown and stored.
+    var job: QueueJob
+    /// The spec it runs, with its credentials; nil when they were lost (a restart).
+    var runSpec: QueueJobSpec?
+    /// A command's run, or a timer waiting for `notBefore`.
+    var task: Task<Void, Never>?
+    /// The engine holds it (submitted in this process).
+    var inEngine = false
+    /// Restored from the database at start: a download may have finished just before the stop.
+    var restored = false
+    /// The job's transferred bytes before its current engine run.
+    var transferredBase: Int64 = 0
+    /// Bytes the current engine run had moved at the last event.
+    var engineTransferred: Int64 = 0
+    /// Bumped on every change; the store writes only newer versions.
+    var version = 0
+    /// When progress was last written to the database.
+    var checkpointed: ContinuousClock.Instant?
+    /// Since when it is paused, for the paused-time metric.
+    var pausedSince: ContinuousClock.Instant?
+
+    var isUserPaused: Bool { job.state == .paused && job.reason?.code == "pausedByUser" }
+}
+
+extension QueueJobSpec {
+    /// The engine job this spec describes (downloads and uploads); nil for a command.
+    func transferJob(uploadStateDirectory: String) -> TransferJob? {
+        let attempts = maxAttempts ?? Self.defaultMaxAttempts
+        let priority = priority ?? .normal
+        if let download, let destination = download.destination {
+            let headers = (try? QueueHeaders.parse(download.headers ?? [], reserved: DownloadSpec.reservedHeaders)) ?? []
+            let request = DownloadRequest(
+                url: download.url, destination: destination, expectedSHA256: download.sha256?.lowercased(), caFile: download.caFile,
+                maxAttempts: attempts, headers: headers, connections: download.connections ?? 1)
+            return .download(request, policy: policy, priority: priority)
+        }
+        if let upload {
+            let headers = (try? QueueHeaders.parse(upload.headers ?? [], reserved: UploadSpec.reservedHeaders)) ?? []
+            let request = UploadRequest(
+                file: upload.file, url: upload.url, mode: upload.form.map { .form(field: $0) } ?? .automatic, headers: headers,
+                caFile: upload.caFile, maxAttempts: attempts, stateDirectory: uploadStateDirectory)
+            return .upload(request, policy: policy, priority: priority)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import GRDB
+import Glibc
+
+/// The queue's SQLite database (`queue.sqlite` in the state directory): jobs and their
+/// history. WAL mode with `synchronous=FULL`, so a job is on disk before the client hears it
+/// was accepted, and a `kill -9` or a power loss loses no committed change. Reads go on while a
+/// write fails (a full file system).
+final class QueueStore: Sendable {
+    /// One row of a job's history.
+    struct HistoryEntry: Sendable, Hashable, Codable {
+        var at: Date
+        var state: String
+        var reason: String?
+    }
+
+    /// A stored job and what only the store knows about it.
+    struct StoredJob: Sendable {
+        var job: QueueJob
+        /// Its credentials were not stored: it cannot run again after a restart.
+        var hasSecrets: Bool
+    }
+
+    let path: String
+    private let pool: DatabasePool
+
+    /// Opens (creating) `queue.sqlite` in `directory`, which must exist and be the daemon's own.
+    init(directory: String) throws(QueueError) {
+        path = directory + "/queue.sqlite"
+        do {
+            try Self.createPrivately(path)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(5)
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try QueueMigrations.migrator.migrate(pool)
+        } catch let error as QueueError {
+            throw error
+        } catch {
+            throw Self.queueError(error, doing: "open the queue database \(path)")
+        }
+    }
+
+    /// Creates the database file with mode 0600 (its `-wal` and `-shm` files take the same mode),
+    /// never through a symlink; an existing regular file is kept.
+    private static func createPrivately(_ path: String) throws(QueueError) {
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let reason = errno == ELOOP ? "it is a symlink" : String(cString: strerror(errno))
+            throw errno == ENOSPC ? .storageFull("cannot create \(path): no space left") : .storage("cannot create \(path): \(reason)")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw .storage("\(path) is not a regular file") }
+    }
+
+    // MARK: Writing
+
+    /// Adds a job; returns it with its id. Committed (and synced) before returning.
+    func insert(_ spec: QueueJobSpec, hasSecrets: Bool, state: QueueJobState, reason: QueueReason?, now: Date) throws(QueueError) -> QueueJob {
+        let specJSON = try Self.json(spec)
+        return try write("record the job") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO job (spec, hasSecrets, state, reasonCode, reasonMessage, reasonUntil, createdAt, updatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [specJSON, hasSecrets, state.rawValue, reason?.code, reason?.message, reason?.until?.timeIntervalSince1970,
+                    now.timeIntervalSince1970, now.timeIntervalSince1970])
+            let id = db.lastInsertedRowID
+            try Self.appendHistory(db, id: id, HistoryEntry(at: now, state: state.rawValue, reason: reason?.message ?? "added"))
+            return QueueJob(id: id, spec: spec, state: state, reason: reason, createdAt: now, updatedAt: now)
+        }
+    }
+
+    /// Writes the job's state, reason, progress and result; with `history`, appends it.
+    func save(_ job: QueueJob, history: HistoryEntry? = nil) throws(QueueError) {
+        let result = try job.result.map(Self.json)
+        try write("record job \(job.id)") { db in
+            try db.execute(
+                sql: """
+                    UPDATE job SET state = ?, reasonCode = ?, reasonMessage = ?, reasonUntil = ?, completedBytes = ?, totalBytes = ?,
+                    transferredBytes = ?, attempts = ?, result = ?, updatedAt = ?, finishedAt = ? WHERE id = ?
+                    """,
+                arguments: [job.state.rawValue, job.reason?.code, job.reason?.message, job.reason?.until?.timeIntervalSince1970,
+                    job.progress.completedBytes, job.progress.totalBytes, job.progress.transferredBytes, job.attempts, result,
+                    job.updatedAt.timeIntervalSince1970, job.finishedAt?.timeIntervalSince1970, job.id])
+            if let history { try Self.appendHistory(db, id: job.id, history) }
+        }
+    }
+
+    private static func appendHistory(_ db: Database, id: Int64, _ entry: HistoryEntry) throws {
+        try db.execute(
+            sql: "INSERT INTO history (jobID, at, state, reason) VALUES (?, ?, ?, ?)",
+            arguments: [id, entry.at.timeIntervalSince1970, entry.state, entry.reason])
+    }
+
+    // MARK: Reading
+
+    /// Every job, oldest first.
+    func all() throws(QueueError) -> [StoredJob] {
+        try read("read the queue") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM job ORDER BY id").map(Self.storedJob)
+        }
+    }
+
+    /// A job's history, oldest first.
+    func history(of id: Int64) throws(QueueError) -> [HistoryEntry] {
+        try read("read job \(id)'s history") { db in
+            try Row.fetchAll(db, sql: "SELECT at, state, reason FROM history WHERE jobID = ? ORDER BY id", arguments: [id]).map { row in
+                HistoryEntry(at: Date(timeIntervalSince1970: row["at"]), state: row["state"], reason: row["reason"])
+            }
+        }
+    }
+
+    /// `PRAGMA integrity_check`: "ok" for a sound database.
+    func integrityCheck() throws(QueueError) -> String {
+        try read("check the queue database") { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "no answer" }
+    }
+
+    /// A trivial read: the database answers (the watchdog's check).
+    func ping() -> Bool { (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1 }
+
+    private static func storedJob(_ row: Row) throws -> StoredJob {
+        let spec = try QueueJSON.decode(QueueJobSpec.self, from: Data((row["spec"] as String).utf8))
+        let resultText: String? = row["result"]
+        let reasonCode: String? = row["reasonCode"]
+        let until: Double? = row["reasonUntil"]
+        let finished: Double? = row["finishedAt"]
+        let job = QueueJob(
+            id: row["id"], spec: spec, state: QueueJobState(rawValue: row["state"]),
+            reason: reasonCode.map { QueueReason(code: $0, message: row["reasonMessage"] ?? $0, until: until.map(Date.init(timeIntervalSince1970:))) },
+            progress: QueueProgress(completedBytes: row["completedBytes"], totalBytes: row["totalBytes"], transferredBytes: row["transferredBytes"]),
+            attempts: row["attempts"],
+            result: try resultText.map { try QueueJSON.decode(QueueResult.self, from: Data($0.utf8)) },
+            createdAt: Date(timeIntervalSince1970: row["createdAt"]), updatedAt: Date(timeIntervalSince1970: row["updatedAt"]),
+            finishedAt: finished.map(Date.init(timeIntervalSince1970:)))
+        return StoredJob(job: job, hasSecrets: row["hasSecrets"])
+    }
+
+    // MARK: Errors
+
+    private func write<T>(_ doing: String, _ body: (Database) throws -> T) throws(QueueError) -> T {
+        do { return try pool.write(body) } catch { throw Self.queueError(error, doing: doing) }
+    }
+
+    private func read<T>(_ doing: String, _ body: (Database) throws -> T) throws(QueueError) -> T {
+        do { return try pool.read(body) } catch { throw Self.queueError(error, doing: doing) }
+    }
+
+    private static func json<T: Encodable>(_ value: T) throws(QueueError) -> String {
+        do { return String(decoding: try QueueJSON.encode(value), as: UTF8.self) } catch { throw .storage("cannot encode: \(error)") }
+    }
+
+    static func queueError(_ error: any Error, doing: String) -> QueueError {
+        if let error = error as? DatabaseError {
+            if error.resultCode == .SQLITE_FULL { return .storageFull("cannot \(doing): the state directory's file system is full") }
+            return .storage("cannot \(doing): \(error.message ?? "SQLite error \(error.resultCode.rawValue)")")
+        }
+        return .storage("cannot \(doing): \(error)")
+    }
+}
+
+/// The database's versions, applied in order; each runs once (GRDB records them).
+enum QueueMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: jobs and history") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE job (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        spec TEXT NOT NULL,
+                        hasSecrets BOOLEAN NOT NULL DEFAULT 0,
+                        state TEXT NOT NULL,
+                        reasonCode TEXT,
+                        reasonMessage TEXT,
+                        reasonUntil DOUBLE,
+                        completedBytes INTEGER NOT NULL DEFAULT 0,
+                        totalBytes INTEGER,
+                        transferredBytes INTEGER NOT NULL DEFAULT 0,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        result TEXT,
+                        createdAt DOUBLE NOT NULL,
+                        updatedAt DOUBLE NOT NULL,
+                        finishedAt DOUBLE
+                    );
+                    CREATE INDEX job_by_state ON job(state);
+                    CREATE TABLE history (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        jobID INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+                        at DOUBLE NOT NULL,
+                        state TEXT NOT NULL,
+                        reason TEXT
+                    );
+                    CREATE INDEX history_by_job ON history(jobID);
+                    """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+public import Reachability
+import ReachabilityControl
+import ReachabilityCore
+import ReachabilityMetrics
+import ReachabilitySystemd
+import ServiceLifecycle
+import UnixSignals
+
+/// `reach daemon`: the ``JobQueue`` as a service, composed of the network monitor, the control
+/// API on a Unix socket (only this user and root served), Prometheus metrics from memory, and
+/// systemd's notify protocol (`READY=1` once the first path and the queue are loaded and the
+/// socket listens, `STATUS=`, `WATCHDOG=1`, `STOPPING=1`). SIGTERM or SIGINT stops it
+/// gracefully: running transfers are checkpointed and ``run()`` returns.
+public final class ReachDaemon: Sendable {
+    /// What it runs with.
+    public let configuration: DaemonConfiguration
+    let monitor: NetworkMonitor
+
+    /// A daemon over `monitor`.
+    public init(configuration: DaemonConfiguration, monitor: NetworkMonitor) {
+        self.configuration = configuration
+        self.monitor = monitor
+    }
+
+    /// Runs until SIGTERM or SIGINT. Throws when it cannot start: the state directory or the
+    /// socket is unusable, the queue database cannot be opened, the network cannot be read.
+    public func run() async throws {
+        var logger = Logger(label: "reach.daemon")
+        logger.logLevel = .notice
+        let notifier = SystemdNotifier.takeFromEnvironment()
+        try StateDirectory.prepare(configuration.stateDirectory)
+        let monitor = self.monitor
+        let metrics = ReachMetrics(monitorStatistics: { monitor.statistics })
+        let queue = try JobQueue(
+            configuration: .init(
+                stateDirectory: configuration.stateDirectory, perHost: configuration.perHost, maxRunning: configuration.maxRunning,
+                commandRetryDelay: configuration.commandRetryDelay),
+            monitor: monitor, observer: MetricsObserver(metrics: metrics))
+        let paths = PathFeed()
+        let first = try monitor.currentPath()
+        paths.publish(first)
+        metrics.observe(first)
+        try queue.start()
+        let service = DaemonService(
+            configuration: configuration, monitor: monitor, queue: queue, paths: paths, metrics: metrics, notifier: notifier, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+/// Feeds the queue's observations into the metrics.
+struct MetricsObserver: QueueObserver {
+    let metrics: ReachMetrics
+    func jobCountsChanged(_ counts: [String: Int]) { metrics.setJobCounts(counts) }
+    func transferred(_ bytes: Int64, direction: String, networkType: String) {
+        metrics.addTransferredBytes(bytes, direction: direction, networkType: networkType)
+    }
+    func pausedTime(_ seconds: Double, reason: String) { metrics.addPausedSeconds(seconds, reason: reason) }
+}
