@@ -233,7 +233,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachCLITests",
-            dependencies: ["ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit", "reach", "reach-transfer", "reach-testserver"],
+            dependencies: [
+                "ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit", "reach", "reach-transfer", "reach-testserver", "reach-daemon",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -243,7 +245,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachabilityMetricsTests",
-            dependencies: ["ReachabilityMetrics", "Reachability", "ReachabilityCore", "ReachabilityTestKit"],
+            dependencies: ["ReachabilityMetrics", "Reachability", "ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit"],
             swiftSettings: strictSettings
         ),
         .testTarget(

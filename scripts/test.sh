@@ -10,7 +10,8 @@ cd "$root"
 # apache2 (mod_dav) and python3-venv: the upload tests' PUT server and the venv for the PyPI
 # ones (tuspyserver, uploadserver), which scripts/testservers/setup.sh installs when missing;
 # tinyproxy: the proxy the proxy tests start.
-scripts/setup.sh curl openssl nginx-light apache2 python3-venv tinyproxy
+# prometheus: promtool, which checks the daemon's metrics text (and lints it).
+scripts/setup.sh curl openssl nginx-light apache2 python3-venv tinyproxy prometheus
 scripts/testservers/setup.sh
 
 if [[ $(id -u) -ne 0 ]]; then
@@ -34,6 +35,11 @@ fi
 
 # Every public declaration of the library modules has a doc comment (DocC's pages are built from them).
 if ! scripts/check-docs.py; then
+    status=1
+fi
+
+# The daemon's control API answers as its contract, openapi/reach-daemon.yaml, says.
+if ! scripts/check-openapi.py; then
     status=1
 fi
 

@@ -33,6 +33,8 @@ public final class NetworkMonitor: Sendable {
     /// Told about every snapshot the source delivers (route and rule changes included, which
     /// may leave the default path unchanged); see ``networks(to:)``.
     let snapshotObservers = Mutex<[UInt64: AsyncStream<Void>.Continuation]>([:])
+    /// The kernel source's counters, kept across runs (see ``statistics``).
+    let sourceStatistics = SourceStatisticsLedger()
 
     /// A monitor of the kernel's network state.
     public convenience init(configuration: MonitorConfiguration = MonitorConfiguration()) {
@@ -141,12 +143,13 @@ public final class NetworkMonitor: Sendable {
         DispatchQueue.global(qos: .userInitiated).async { [weak self] in
             let cache = CacheBox()
             do {
-                let subscription = try source.start { [weak self] snapshot in
+                let started = try source.start { [weak self] snapshot in
                     let path = cache.value.withLock { evaluator.evaluate(snapshot, cache: &$0) }
                     self?.publish(path, run: run)
                     self?.snapshotObservers.withLock { observers in for observer in observers.values { observer.yield() } }
                 }
-                guard let self else { return subscription.cancel() }
+                guard let self else { return started.cancel() }
+                let subscription = self.sourceStatistics.track(started, run: run)
                 self.lifecycle.withLock { $0.started(run: run, subscription) }?.cancel()
             } catch {
                 let waiting = self?.lifecycle.withLock { $0.startFailed(run: run) } ?? []

@@ -14,7 +14,7 @@ struct QueueAPI: Sendable {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let method = request.method
         if parts == ["metrics"] {
-            guard method == "GET" else { return Self.notAllowed(request) }
+            guard method == "GET" else { return Self.notAllowed(request, allow: "GET") }
             return .text(status: 200, metrics.render(), contentType: ReachMetrics.contentType)
         }
         guard parts.first == "v1", parts.count >= 2 else { return Self.notFound(request) }
@@ -22,27 +22,32 @@ struct QueueAPI: Sendable {
         case "jobs" where parts.count == 2:
             if method == "GET" { return list(request) }
             if method == "POST" { return add(request) }
-            return Self.notAllowed(request)
+            return Self.notAllowed(request, allow: "GET, POST")
         case "jobs" where parts.count == 3:
-            guard method == "GET" else { return Self.notAllowed(request) }
+            guard method == "GET" else { return Self.notAllowed(request, allow: "GET") }
             return answer(parts[2]) { id throws(QueueError) in try queue.detail(id) }
         case "jobs" where parts.count == 4:
-            guard method == "POST" else { return Self.notAllowed(request) }
+            // An unknown action is no endpoint (404), whatever the method.
+            guard Self.actions.contains(parts[3]) else { return Self.notFound(request) }
+            guard method == "POST" else { return Self.notAllowed(request, allow: "POST") }
             return await act(parts[3], on: parts[2]) ?? Self.notFound(request)
         case "path" where parts.count == 2:
-            guard method == "GET" else { return Self.notAllowed(request) }
+            guard method == "GET" else { return Self.notAllowed(request, allow: "GET") }
             return .json(status: 200, Array(paths.latestJSON().utf8))
         case "events" where parts.count == 2:
-            guard method == "GET" else { return Self.notAllowed(request) }
+            guard method == "GET" else { return Self.notAllowed(request, allow: "GET") }
             return .stream(status: 200, contentType: "application/x-ndjson", events())
         default:
             return Self.notFound(request)
         }
     }
 
+    /// The actions under `/v1/jobs/{id}/`.
+    private static let actions = ["pause", "resume", "cancel"]
+
     /// `pause`, `resume` or `cancel` on job `text`; nil for another action.
     private func act(_ action: String, on text: String) async -> ControlResponse? {
-        guard ["pause", "resume", "cancel"].contains(action) else { return nil }
+        guard Self.actions.contains(action) else { return nil }
         guard let id = Int64(text), id > 0 else { return Self.badID(text) }
         do throws(QueueError) {
             switch action {
@@ -59,15 +64,18 @@ struct QueueAPI: Sendable {
         failure(404, "notFound", "no such endpoint: \(request.path.prefix(200))")
     }
 
-    private static func notAllowed(_ request: ControlRequest) -> ControlResponse {
-        failure(405, "methodNotAllowed", "\(request.method.prefix(20)) is not allowed on \(request.path.prefix(200))")
+    /// 405 with the `Allow` field RFC 9110 asks for: the methods the endpoint serves.
+    private static func notAllowed(_ request: ControlRequest, allow: String) -> ControlResponse {
+        var response = failure(405, "methodNotAllowed", "\(request.method.prefix(20)) is not allowed on \(request.path.prefix(200))")
+        response.headers.append(("Allow", allow))
+        return response
     }
 
     private func list(_ request: ControlRequest) -> ControlResponse {
         var states: Set<QueueJobState>?
         if let filter = request.query["state"] {
             let wanted = filter.split(separator: ",").map { QueueJobState(rawValue: String($0)) }
-            guard wanted.allSatisfy(QueueJobState.all.contains) else {
+            guard !wanted.isEmpty, wanted.allSatisfy(QueueJobState.all.contains) else {
                 return Self.failure(400, "badRequest", "state: expected pending, running, paused, succeeded, failed or cancelled")
             }
             states = Set(wanted)

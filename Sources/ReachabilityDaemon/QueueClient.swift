@@ -143,10 +143,12 @@ public struct QueueClientError: Error, Sendable, CustomStringConvertible {
 
     init(status: Int, body: [UInt8], socketPath: String) {
         let decoded = try? QueueJSON.decode(QueueErrorBody.self, from: Data(body))
+        // The transport's own refusals (403 to another user, 413) carry a plain message.
+        let plain = (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["error"] as? String
         self.status = status
         code = decoded?.error.code
         isNotRunning = false
-        description = decoded?.error.message ?? "the daemon on \(socketPath) answered HTTP \(status)"
+        description = decoded?.error.message ?? plain ?? "the daemon on \(socketPath) answered HTTP \(status)"
     }
 
     init(communication message: String, socketPath: String) {

@@ -37,6 +37,23 @@ public struct QueueJobSpec: Codable, Sendable, Hashable {
         self.maxAttempts = maxAttempts
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case kind, download, upload, command, constraints, priority, notBefore, maxAttempts
+    }
+
+    /// Decodes a spec; a missing `constraints` means any network.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(QueueJobKind.self, forKey: .kind)
+        download = try container.decodeIfPresent(DownloadSpec.self, forKey: .download)
+        upload = try container.decodeIfPresent(UploadSpec.self, forKey: .upload)
+        command = try container.decodeIfPresent(CommandSpec.self, forKey: .command)
+        constraints = try container.decodeIfPresent(QueueConstraints.self, forKey: .constraints) ?? QueueConstraints()
+        priority = try container.decodeIfPresent(Transfer.Priority.self, forKey: .priority)
+        notBefore = try container.decodeIfPresent(Date.self, forKey: .notBefore)
+        maxAttempts = try container.decodeIfPresent(Int.self, forKey: .maxAttempts)
+    }
+
     /// Attempts allowed when the spec does not say.
     public static let defaultMaxAttempts = 5
     /// The range ``maxAttempts`` must be in.

@@ -9,7 +9,8 @@ struct Reach: AsyncParsableCommand {
             Exit codes: 0 success (status: reachable), 1 runtime failure (netlink, sysfs, output) \
             or timeout (wait), 2 unreachable (status), 64 bad usage, option value or configuration \
             file; run exits with its command's status. `reach get` and `reach upload` are carried \
-            out by reach-transfer, installed next to reach.
+            out by reach-transfer, `reach daemon` and `reach queue` by reach-daemon, both installed \
+            next to reach.
             """,
         version: ReachVersion.text,
         subcommands: [
@@ -20,7 +21,8 @@ struct Reach: AsyncParsableCommand {
     )
 }
 
-/// `reach get …` and `reach upload …` run reach-transfer (the HTTP stack lives there, so the
+/// `reach get …` and `reach upload …` run reach-transfer, `reach daemon …` and `reach queue …`
+/// reach-daemon (the HTTP stack lives there, so the
 /// monitor commands do not map it); everything else is parsed here.
 @main
 enum ReachMain {

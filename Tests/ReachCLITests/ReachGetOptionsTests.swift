@@ -33,11 +33,6 @@ private struct LoggingServer {
     }
 }
 
-private func randomFile(_ path: String, bytes: Int) throws -> String {
-    _ = try TestNamespace.execute(["sh", "-c", "head -c \(bytes) /dev/urandom > '\(path)'"])
-    return String(try TestNamespace.execute(["sha256sum", path]).prefix(64))
-}
-
 /// What `curl`/`wget` users expect of `reach get`, against a server on loopback in a private
 /// namespace (a loopback server is always allowed: no uplink is needed).
 @Suite("reach get: proxies, headers, standard output, safe files", .enabled(if: TestNamespace.isSupported), .serialized)

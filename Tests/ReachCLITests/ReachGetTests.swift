@@ -5,7 +5,7 @@ import ReachabilityTestKit
 import Testing
 
 /// A `reach-testserver` serving `directory` on 127.0.0.1 (inside `namespace` when given).
-private struct TestServer {
+struct TestServer {
     let stream: ReachStream
     let port: Int
     let log: String
@@ -53,7 +53,7 @@ private struct TestServer {
     }
 }
 
-private func randomFile(_ path: String, bytes: Int) throws -> String {
+func randomFile(_ path: String, bytes: Int) throws -> String {
     var generator = SystemRandomNumberGenerator()
     let data = Data((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
     try data.write(to: URL(fileURLWithPath: path))

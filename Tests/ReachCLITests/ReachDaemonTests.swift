@@ -1,0 +1,173 @@
+import Foundation
+import Glibc
+import ReachabilityLinux
+import ReachabilityTestKit
+import Testing
+
+/// A `reach daemon` with its own state directory and socket, and `reach queue` against it.
+private final class DaemonUnderTest: @unchecked Sendable {
+    let files: TemporaryDirectory
+    let namespace: TestNamespace?
+    let extraArguments: [String]
+    let environment: [String]
+    private(set) var stream: ReachStream?
+
+    var stateDirectory: String { files.path + "/state" }
+    var socket: String { files.path + "/run/reach.sock" }
+
+    init(in namespace: TestNamespace?, arguments: [String] = [], environment: [String] = []) throws {
+        files = try TemporaryDirectory()
+        self.namespace = namespace
+        extraArguments = arguments
+        self.environment = environment
+    }
+
+    /// Starts it and waits until its socket answers.
+    func start() async throws {
+        let command = ["daemon", "--state-dir", stateDirectory, "--socket", socket] + extraArguments
+        stream = try ReachStream(environment + [reachBinary] + command, in: namespace, binary: "/usr/bin/env")
+        for _ in 0..<500 {
+            if (try? queue(["list"]).status) == 0 { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestNamespaceError(message: "reach daemon did not answer on \(socket)")
+    }
+
+    func queue(_ arguments: [String]) throws -> ReachResult {
+        try reach(["queue", "--socket", socket] + arguments, in: namespace)
+    }
+
+    /// The job's JSON (`show --json`).
+    func job(_ id: String) throws -> [String: Any] {
+        let shown = try queue(["show", id, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+        return object?["job"] as? [String: Any] ?? [:]
+    }
+
+    /// Polls the job until `predicate` holds (bounded).
+    func waitForJob(_ id: String, bound: Duration = .seconds(60), _ predicate: ([String: Any]) -> Bool) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + bound
+        var last: [String: Any] = [:]
+        while ContinuousClock.now < deadline {
+            last = try job(id)
+            if predicate(last) { return last }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestNamespaceError(message: "job \(id) never matched; last: \(last)")
+    }
+
+    func kill() { stream?.kill() }
+
+    func stop() -> Int32? {
+        guard let stream else { return nil }
+        stream.stop()
+        return stream.waitForExit()
+    }
+
+    deinit {
+        stream?.kill()
+        files.remove()
+    }
+}
+
+private func reason(_ job: [String: Any]) -> String? { (job["reason"] as? [String: Any])?["code"] as? String }
+
+@Suite("reach daemon", .enabled(if: TestNamespace.isSupported), .serialized)
+struct ReachDaemonTests {
+    /// The scenario: a job queued for unmetered waits while the route to the server is
+    /// the "cellular" veth, runs when the default route moves to "wifi", survives `kill -9`
+    /// mid-transfer (resumed with a Range request, not fetched again), and `wait` reports it.
+    @Test func aJobQueuedForUnmeteredWaitsOnCellularRunsOnWiFiAndSurvivesKill9() async throws {
+        let namespaces = try await RoutedNamespaces()
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let size = 2_000_000
+        let sha = try randomFile(files.path + "/big.bin", bytes: size)
+        let server = try await TestServer(
+            root: files.path, log: files.path + "/requests.log", in: namespaces.server, address: RoutedNamespaces.serverAddress)
+        defer { server.stream.stop() }
+        try namespaces.client.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "100")
+        let daemon = try DaemonUnderTest(in: namespaces.client, arguments: RoutedNamespaces.overrides)
+        try await daemon.start()
+
+        let destination = daemon.files.path + "/big.bin"
+        let added = try daemon.queue(["add", "get", server.url("big.bin?slow=400000"), "-o", destination, "--sha256", sha, "--when", "unmetered", "--settle", "0"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let waiting = try await daemon.waitForJob(id) { $0["state"] as? String == "paused" }
+        #expect(reason(waiting) == "queuedForUnmetered")
+        let listed = try daemon.queue(["list"])
+        #expect(listed.stdout.contains("queued for an unmetered network"))
+        #expect(try server.requests().isEmpty)
+
+        try namespaces.client.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")
+        _ = try await daemon.waitForJob(id) { job in
+            job["state"] as? String == "running" && ((job["progress"] as? [String: Any])?["completedBytes"] as? Int ?? 0) > 300_000
+        }
+        try await Task.sleep(for: .milliseconds(1200))  // past the daemon's 1 s progress checkpoint
+        daemon.kill()
+        try await daemon.start()
+        let waited = try daemon.queue(["wait", id, "--timeout", "60"])
+        #expect(waited.status == 0, "\(waited.stderr)")
+        let final = try daemon.job(id)
+        #expect(final["state"] as? String == "succeeded")
+        #expect((final["result"] as? [String: Any])?["sha256"] as? String == sha)
+        let ranges = try server.ranges()
+        #expect(ranges.count == 2)
+        #expect(ranges.first == .some(nil) && ranges.last??.hasPrefix("bytes=") == true, "the second request resumes with a Range: \(ranges)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// Only the daemon's user and root are served: `nobody` gets 403 even when it can reach the
+    /// socket (its directory and mode loosened for the test), and `reach queue` says so.
+    @Test func anotherUserIsRefusedByPeerCredentials() async throws {
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--override", "lo=wired"])
+        try await daemon.start()
+        #expect(try shell("stat -c %a \(daemon.files.path)/run \(daemon.socket)").stdout.split(separator: "\n") == ["700", "600"])
+        _ = try shell("chmod 755 \(daemon.files.path) \(daemon.files.path)/run && chmod 666 \(daemon.socket)")
+        let curl = try shell("setpriv --reuid=65534 --regid=65534 --clear-groups curl -s -o /dev/null -w '%{http_code}' --unix-socket \(daemon.socket) http://localhost/v1/jobs")
+        #expect(curl.stdout == "403")
+        let asNobody = try shell("setpriv --reuid=65534 --regid=65534 --clear-groups \(reachBinary) queue --socket \(daemon.socket) list")
+        #expect(asNobody.status == 1)
+        #expect(asNobody.stderr.contains("uid 65534"))
+        #expect(try daemon.queue(["list"]).status == 0)
+        #expect(daemon.stop() == 0)
+    }
+
+    /// Without a daemon: one line naming the socket, exit 69.
+    @Test func noDaemonMeansExit69NamingTheSocket() throws {
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let result = try reach(["queue", "--socket", files.path + "/none.sock", "list"])
+        #expect(result.status == 69)
+        #expect(result.stderr.contains(files.path + "/none.sock"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// The notify protocol: READY=1 with a STATUS once listening, WATCHDOG=1 pings when
+    /// WATCHDOG_USEC is set, STOPPING=1 and exit 0 on SIGTERM; commands it runs do not inherit
+    /// NOTIFY_SOCKET.
+    @Test func tellsSystemdReadyStatusWatchdogAndStopping() async throws {
+        let receiver = try NotifySocketReceiver()
+        let daemon = try DaemonUnderTest(
+            in: nil, arguments: ["--override", "lo=wired"], environment: ["NOTIFY_SOCKET=\(receiver.path)", "WATCHDOG_USEC=400000"])
+        try await daemon.start()
+        let ready = receiver.messages(timeout: .seconds(10)) { $0["READY"] == "1" }
+        #expect(ready.last?["READY"] == "1")
+        #expect(ready.last?["STATUS"]?.contains("no jobs queued") == true)
+        var pings = 0
+        _ = receiver.messages(timeout: .seconds(10)) { message in
+            if message["WATCHDOG"] == "1" { pings += 1 }
+            return pings >= 2
+        }
+        #expect(pings >= 2, "pings every 0.2 s for a 0.4 s watchdog")
+        let added = try daemon.queue(["add", "run", "--", "sh", "-c", "echo \"notify=${NOTIFY_SOCKET:-unset}\""])
+        let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try await daemon.waitForJob(id) { $0["state"] as? String == "succeeded" }
+        let log = try String(contentsOfFile: daemon.stateDirectory + "/logs/job-\(id).log", encoding: .utf8)
+        #expect(log == "notify=unset\n")
+        #expect(daemon.stop() == 0)
+        let stopping = receiver.messages(timeout: .seconds(5)) { $0["STOPPING"] == "1" }
+        #expect(stopping.last?["STOPPING"] == "1")
+    }
+}

@@ -1,0 +1,38 @@
+@testable import ReachabilityControl
+import Testing
+
+struct RequestTargetTests {
+    @Test func splitsPathAndDecodesTheQuery() throws {
+        let target = try #require(RequestTarget("/v1/jobs/a%2Fb?state=queued&q=a+b%21&q=c&empty=&bare#fragment"))
+        #expect(target.path == "/v1/jobs/a%2Fb")
+        #expect(target.query == ["state": "queued", "q": "c", "empty": "", "bare": ""])
+    }
+
+    @Test(arguments: [("a%20b+c", "a b c"), ("%zz%", "%zz%"), ("%4", "%4"), ("%C3%A9", "é"), ("%FF", "\u{FFFD}"), ("", "")])
+    func decodesLeniently(_ encoded: String, _ decoded: String) {
+        #expect(RequestTarget.decode(Substring(encoded)) == decoded)
+    }
+
+    @Test(arguments: ["*", "http://example.com/", ""])
+    func refusesTargetsThatAreNotPaths(_ uri: String) {
+        #expect(RequestTarget(uri) == nil)
+    }
+
+    @Test func socketDirectoryIsTheParentOfTheLastComponent() throws {
+        #expect(try UnixSocketAddress("/run/reach/reach.sock").directory == "/run/reach")
+        #expect(try UnixSocketAddress("/run//reach.sock").directory == "/run")
+        #expect(try UnixSocketAddress("/reach.sock").directory == "/")
+        #expect(try UnixSocketAddress("reach.sock").directory == ".")
+    }
+
+    @Test func lineSplitterBoundsLines() {
+        var splitter = LineSplitter(maxLineBytes: 4)
+        #expect(splitter.append(Array("ab\ncd".utf8)) == [Array("ab".utf8)])
+        #expect(splitter.append(Array("ef".utf8)) == [])
+        #expect(splitter.append(Array("g".utf8)) == nil)
+        var last = LineSplitter(maxLineBytes: 8)
+        #expect(last.append(Array("x\r\ny".utf8)) == [Array("x".utf8)])
+        #expect(last.finish() == Array("y".utf8))
+        #expect(last.finish() == nil)
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Reachability
+import ReachabilityCore
+@testable import ReachabilityDaemon
+import ReachabilityTestKit
+import Testing
+
+private let running: LinkFlags = [.up, .lowerUp, .running]
+
+/// One uplink, `name`, with a default route; its role comes from the overrides below.
+private func snapshot(_ name: String) -> NetworkSnapshot {
+    NetworkSnapshot(
+        interfaces: [InterfaceFacts(name: name, index: 2, flags: running, hardwareType: 1, kind: "veth")],
+        addresses: [InterfaceAddress(interfaceIndex: 2, family: .ipv4, address: "192.0.2.2", prefixLength: 24)],
+        defaultRoutes: [DefaultRoute(family: .ipv4, interfaceIndex: 2)])
+}
+
+private func makeMonitor(_ source: FakeNetworkSource) throws -> NetworkMonitor {
+    NetworkMonitor(
+        source: source,
+        configuration: MonitorConfiguration(overrides: [try OverrideRule(parsing: "wifi0=wifi"), try OverrideRule(parsing: "cell0=cellular")]),
+        clock: ContinuousClock())
+}
+
+/// A queue in its own state directory, on a fake network (Wi-Fi unless told otherwise).
+private struct QueueFixture {
+    let directory: TemporaryDirectory
+    let source: FakeNetworkSource
+    let monitor: NetworkMonitor
+
+    init(network: String = "wifi0") throws {
+        directory = try TemporaryDirectory()
+        source = FakeNetworkSource(initial: snapshot(network))
+        monitor = try makeMonitor(source)
+    }
+
+    func open() throws -> JobQueue {
+        let queue = try JobQueue(
+            configuration: .init(stateDirectory: directory.path, commandRetryDelay: .milliseconds(10)), monitor: monitor)
+        try queue.start()
+        return queue
+    }
+
+    var file: String { directory.path + "/runs.txt" }
+    func runs() -> Int { ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").count }
+}
+
+private func command(_ script: String, when: String? = nil, maxAttempts: Int? = nil, notBefore: Date? = nil) -> QueueJobSpec {
+    QueueJobSpec(
+        kind: .command, command: CommandSpec(arguments: ["sh", "-c", script]), constraints: QueueConstraints(when: when), notBefore: notBefore,
+        maxAttempts: maxAttempts)
+}
+
+/// Polls until the job matches (bounded, about 30 s).
+private func waitFor(_ queue: JobQueue, _ id: Int64, _ predicate: (QueueJob) -> Bool) async throws -> QueueJob {
+    for _ in 0..<3000 {
+        let job = try queue.job(id)
+        if predicate(job) { return job }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    let job = try queue.job(id)
+    throw QueueError.conflict("job \(id) stayed \(job.state) \(job.reason?.message ?? "")")
+}
+
+@Suite("JobQueue", .serialized)
+struct JobQueueTests {
+    @Test func jobsSurviveAReopenAndAFinishedJobNeverRunsAgain() async throws {
+        let fixture = try QueueFixture()
+        defer { fixture.directory.remove() }
+        var queue = try fixture.open()
+        let done = try queue.add(command("echo run >> \(fixture.file)"), workingDirectory: "/")
+        _ = try await waitFor(queue, done.id) { $0.state == .succeeded }
+        let later = try queue.add(command("true", notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
+        _ = try await waitFor(queue, later.id) { $0.reason?.code == "notBefore" }
+        await queue.shutdown()
+
+        queue = try fixture.open()
+        #expect(try queue.job(done.id).state == .succeeded)
+        #expect(try queue.job(done.id).result?.exitStatus == 0)
+        #expect(try queue.job(later.id).reason?.code == "notBefore")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(fixture.runs() == 1)
+        #expect(try queue.history(of: done.id).map(\.state) == ["pending", "running", "succeeded"])
+        #expect(try queue.integrityCheck() == "ok")
+        await queue.shutdown()
+    }
+
+    @Test func aFailingCommandIsRetriedWithBackoffThenFailsNamingItsExitStatus() async throws {
+        let fixture = try QueueFixture()
+        defer { fixture.directory.remove() }
+        let queue = try fixture.open()
+        let events = queue.events()
+        let job = try queue.add(command("echo run >> \(fixture.file); exit 3", maxAttempts: 3), workingDirectory: "/")
+        let failed = try await waitFor(queue, job.id) { $0.state.isFinal }
+        #expect(failed.state == .failed)
+        #expect(failed.reason?.code == "exitStatus")
+        #expect(failed.reason?.message.contains("3 of 3 attempts") == true)
+        #expect(fixture.runs() == 3)
+        #expect(failed.attempts == 3)
+        var sawRetry = false
+        for await event in events where event.id == job.id {
+            if event.reason?.code == "waitingToRetry" { sawRetry = event.reason?.until != nil }
+            if event.state.isFinal { break }
+        }
+        #expect(sawRetry)
+        await queue.shutdown()
+    }
+
+    @Test func aCommandForWiFiWaitsOnCellularAndRunsWhenWiFiComes() async throws {
+        let fixture = try QueueFixture(network: "cell0")
+        defer { fixture.directory.remove() }
+        let queue = try fixture.open()
+        let job = try queue.add(command("echo run >> \(fixture.file)", when: "wifi"), workingDirectory: "/")
+        let waiting = try await waitFor(queue, job.id) { $0.state == .paused }
+        #expect(waiting.reason?.code == "queuedForWifi")
+        #expect(fixture.runs() == 0)
+        fixture.source.send(snapshot("wifi0"))
+        _ = try await waitFor(queue, job.id) { $0.state == .succeeded }
+        #expect(fixture.runs() == 1)
+        await queue.shutdown()
+    }
+
+    @Test func pauseResumeAndCancelByID() async throws {
+        let fixture = try QueueFixture()
+        defer { fixture.directory.remove() }
+        let queue = try fixture.open()
+        let job = try queue.add(command("echo run >> \(fixture.file); sleep 30"), workingDirectory: "/")
+        _ = try await waitFor(queue, job.id) { $0.state == .running }
+        let paused = try await queue.pause(job.id)
+        #expect(paused.reason?.code == "pausedByUser")
+        _ = try queue.resume(job.id)
+        _ = try await waitFor(queue, job.id) { $0.state == .running && fixture.runs() == 2 }
+        let cancelled = try await queue.cancel(job.id)
+        #expect(cancelled.state == .cancelled)
+        #expect(throws: QueueError.self) { try queue.resume(job.id) }
+        await #expect(throws: QueueError.self) { try await queue.pause(999) }
+        await queue.shutdown()
+    }
+
+    @Test func aJobWhoseCredentialsWereNeverStoredFailsAfterARestartSayingWhy() async throws {
+        let fixture = try QueueFixture()
+        defer { fixture.directory.remove() }
+        var queue = try fixture.open()
+        let spec = QueueJobSpec(
+            kind: .download, download: DownloadSpec(url: "http://user:secret@127.0.0.1:9/f", destination: fixture.directory.path + "/f"),
+            notBefore: Date().addingTimeInterval(3600))
+        let job = try queue.add(spec, workingDirectory: nil)
+        #expect(job.spec.download?.url.contains("secret") == false)
+        await queue.shutdown()
+        let database = try Data(contentsOf: URL(fileURLWithPath: fixture.directory.path + "/queue.sqlite"))
+        #expect(database.range(of: Data("secret".utf8)) == nil)
+        queue = try fixture.open()
+        let restored = try queue.job(job.id)
+        #expect(restored.state == .failed)
+        #expect(restored.reason?.code == "credentialsLost")
+        await queue.shutdown()
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import ReachabilityCore
+@testable import ReachabilityDaemon
+import ReachabilityTransfers
+import Testing
+
+@Suite("Queue states and job acceptance")
+struct QueueDecisionTests {
+    /// Engine states in DownloadManager's words, with the predicate that fails.
+    @Test(arguments: [
+        (JobState.queued, TransferPolicy.any, "pending", nil),
+        (.running, .any, "running", nil),
+        (.waiting(.noNetwork), .any, "paused", "waitingForNetwork"),
+        (.waiting(.cellularNotAllowed), .unmetered, "paused", "queuedForUnmetered"),
+        (.waiting(.expensiveNotAllowed), .unmetered, "paused", "queuedForUnmetered"),
+        (.waiting(.typeNotAllowed(.cellular)), .wifiOnly, "paused", "queuedForWifi"),
+        (.waiting(.typeNotAllowed(.wifi)), .wiredOnly, "paused", "queuedForWired"),
+        (.waiting(.overCellularSizeLimit(limit: 1000)), .any, "paused", "overCellularLimit"),
+        (.waiting(.settling(remaining: .seconds(3))), .any, "paused", "settling"),
+        (.paused(.byUser), .any, "paused", "pausedByUser"),
+        (.paused(.retrying(after: .seconds(30), cause: "HTTP 503")), .any, "paused", "waitingToRetry"),
+        (.succeeded, .any, "succeeded", nil),
+        (.failed(TransferError(.httpStatus(404), url: "http://x/")), .any, "failed", "httpStatus(404)"),
+        (.cancelled, .any, "cancelled", nil),
+    ] as [(JobState, TransferPolicy, String, String?)])
+    func engineStatesMapToQueueStates(state: JobState, policy: TransferPolicy, expected: String, code: String?) {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let (queueState, reason) = QueueStatus.from(state, policy: policy, now: now)
+        #expect(queueState.rawValue == expected)
+        #expect(reason?.code == code)
+        if code == "waitingToRetry" { #expect(reason?.until == now.addingTimeInterval(30)) }
+    }
+
+    @Test func relativePathsResolveAgainstTheClientsDirectoryAndADirectoryGetsTheURLsName() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let spec = QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://127.0.0.1:1/a/file.iso?x=1", destination: "."))
+        let accepted = try spec.accepted(workingDirectory: directory)
+        #expect(accepted.spec.download?.destination == directory + "/./file.iso")
+        let upload = try QueueJobSpec(kind: .upload, upload: UploadSpec(file: "data.bin", url: "http://h/up")).accepted(workingDirectory: "/srv")
+        #expect(upload.spec.upload?.file == "/srv/data.bin")
+        let command = try QueueJobSpec(kind: .command, command: CommandSpec(arguments: ["make"])).accepted(workingDirectory: "/src")
+        #expect(command.spec.command?.workingDirectory == "/src")
+    }
+
+    @Test func credentialsAreKeptOutOfTheStoredSpec() throws {
+        let spec = QueueJobSpec(
+            kind: .download,
+            download: DownloadSpec(url: "https://user:hunter2@example.com/f?token=abc", destination: "/tmp/f", headers: ["Authorization: Bearer xyz", "X-Trace: 1"]))
+        let accepted = try spec.accepted(workingDirectory: nil)
+        #expect(accepted.hasSecrets)
+        let stored = String(decoding: try QueueJSON.encode(accepted.stored), as: UTF8.self)
+        for secret in ["hunter2", "abc", "xyz"] { #expect(!stored.contains(secret)) }
+        #expect(stored.contains("X-Trace: 1"))
+        #expect(accepted.spec.download?.url.contains("hunter2") == true)
+        let plain = try QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://example.com/f", destination: "/tmp/f")).accepted(workingDirectory: nil)
+        #expect(!plain.hasSecrets)
+    }
+
+    @Test(arguments: [
+        QueueJobSpec(kind: .download),
+        QueueJobSpec(kind: .download, download: DownloadSpec(url: "ftp://host/x", destination: "/x")),
+        QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://host:99999/x", destination: "/x")),
+        QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://host/x", destination: "relative")),
+        QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://host/x", destination: "/x", sha256: "nothex")),
+        QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://host/x", destination: "/x", headers: ["Range: bytes=0-"])),
+        QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://host/x", destination: "/x", connections: 17)),
+        QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://host/x", destination: "/x"), maxAttempts: 0),
+        QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://host/x", destination: "/x"), constraints: QueueConstraints(when: "never")),
+        QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://host/x", destination: "/x"), constraints: QueueConstraints(settleSeconds: .infinity)),
+        QueueJobSpec(kind: .command, command: CommandSpec(arguments: [])),
+        QueueJobSpec(kind: .command, command: CommandSpec(arguments: ["x"], onDisallow: "explode")),
+        QueueJobSpec(kind: QueueJobKind(rawValue: "teleport")),
+    ])
+    func badSpecsAreRefusedWithAMessage(spec: QueueJobSpec) {
+        #expect(throws: QueueError.self) { try spec.accepted(workingDirectory: nil) }
+        do { _ = try spec.accepted(workingDirectory: nil) } catch { #expect(error.httpStatus == 400 && !error.message.isEmpty) }
+    }
+
+    @Test func policiesFollowTheConstraints() {
+        #expect(QueueJobSpec(kind: .download, constraints: QueueConstraints(when: "unmetered")).policy.allowsExpensive == false)
+        #expect(QueueJobSpec(kind: .download, constraints: QueueConstraints(when: "wifi")).policy.allowedStatuses == [.wifi])
+        let limited = QueueJobSpec(kind: .download, constraints: QueueConstraints(noCellular: true, maxCellularBytes: 5, settleSeconds: 0.5)).policy
+        #expect(!limited.allowsCellular && limited.cellularSizeLimit == 5 && limited.resumeAfter == .milliseconds(500))
+    }
+
+    @Test func commandBackoffDoublesUpToAnHour() {
+        #expect(CommandJob.backoff(.seconds(30), failures: 1) == .seconds(30))
+        #expect(CommandJob.backoff(.seconds(30), failures: 3) == .seconds(120))
+        #expect(CommandJob.backoff(.seconds(30), failures: 40) == .seconds(3600))
+    }
+}

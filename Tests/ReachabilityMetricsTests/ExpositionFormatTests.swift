@@ -1,0 +1,43 @@
+import ReachabilityCore
+import ReachabilityMetrics
+import Testing
+
+@Suite("Exposition format")
+struct ExpositionFormatTests {
+    static let families: Set<String> = [
+        "reach_path_status", "reach_path_expensive", "reach_interface_info", "reach_path_changes_total",
+        "reach_netlink_overflows_total", "reach_jobs", "reach_transfer_bytes_total", "reach_job_paused_seconds_total",
+    ]
+
+    @Test func everyFamilyHasItsTypeAndAHelpText() {
+        let exposition = Exposition(PromtoolInput.busyMetrics().render())
+        #expect(exposition.families == Self.families)
+        #expect(Set(exposition.help.keys) == Self.families)
+        #expect(exposition.help.values.allSatisfy { $0.count > 20 })
+        #expect(exposition.types == [
+            "reach_path_status": "gauge", "reach_path_expensive": "gauge", "reach_interface_info": "gauge",
+            "reach_path_changes_total": "counter", "reach_netlink_overflows_total": "counter", "reach_jobs": "gauge",
+            "reach_transfer_bytes_total": "counter", "reach_job_paused_seconds_total": "counter",
+        ])
+    }
+
+    @Test func theContentTypeIsTheTextFormat004() {
+        #expect(ReachMetrics.contentType == "text/plain; version=0.0.4; charset=utf-8")
+    }
+
+    /// Every line is a comment or a sample, each ends with a line feed, and each family's
+    /// samples follow its own `# TYPE` line.
+    @Test func samplesFollowTheirFamilysTypeLine() {
+        let text = PromtoolInput.busyMetrics().render()
+        #expect(text.hasSuffix("\n"))
+        var family: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            if line.hasPrefix("# TYPE ") {
+                family = line.split(separator: " ")[2].description
+            } else if !line.hasPrefix("# HELP ") {
+                let name = line.prefix { $0 != "{" && $0 != " " }
+                #expect(String(name) == family, "\(line)")
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import ReachabilityTestKit
+import Testing
+
+/// The units in dist/systemd pass `systemd-analyze verify` with no complaint about them.
+@Suite(.enabled(if: SystemdAnalyze.isRequired, "systemd-analyze is not installed (CI=true requires it)"))
+struct UnitFileTests {
+    @Test func systemUnitsVerify() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("units/reach.service", SystemdAnalyze.standInCopy(of: "system/reach.service"))
+        try directory.write("units/reach-wait-online@.service", SystemdAnalyze.standInCopy(of: "system/reach-wait-online@.service"))
+        // A template is verified through an instance, whose %i the ExecStart line uses.
+        let instance = "reach-wait-online@unmetered.service"
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.path + "/units/" + instance, withDestinationPath: "reach-wait-online@.service")
+
+        let units = ["reach.service", instance]
+        let result = try SystemdAnalyze.run(["verify"] + units.map { directory.path + "/units/" + $0 }, scratch: directory.path)
+        #expect(result.status == 0, "\(result.errors)\(result.output)")
+        #expect(result.complaints(about: units + ["reach-wait-online@"], in: directory.path) == [], "\(result.errors)")
+    }
+
+    /// `--user` needs `XDG_RUNTIME_DIR` (the user manager's runtime directory), which a root
+    /// shell in a container lacks; a private one is enough for verify.
+    @Test func userUnitVerifies() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("units/reach.service", SystemdAnalyze.standInCopy(of: "user/reach.service"))
+        let runtime = directory.path + "/runtime"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+
+        let result = try SystemdAnalyze.run(
+            ["--user", "verify", directory.path + "/units/reach.service"], environment: ["XDG_RUNTIME_DIR": runtime],
+            scratch: directory.path)
+        #expect(result.status == 0, "\(result.errors)\(result.output)")
+        #expect(result.complaints(about: ["reach.service"], in: directory.path) == [], "\(result.errors)")
+    }
+
+    /// The check itself: a misspelt directive is reported (exit 0, a warning on stderr).
+    @Test func anUnknownDirectiveIsAComplaint() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let unit = try SystemdAnalyze.standInCopy(of: "system/reach.service").replacingOccurrences(of: "WatchdogSec=", with: "WatchDogSec=")
+        try directory.write("units/reach.service", unit)
+
+        let result = try SystemdAnalyze.run(["verify", directory.path + "/units/reach.service"], scratch: directory.path)
+        #expect(result.complaints(about: ["reach.service"], in: directory.path).contains { $0.contains("WatchDogSec") })
+    }
+}
