@@ -10,30 +10,39 @@ struct AcceptedConnection: Sendable {
     /// From `SO_PEERCRED` on a Unix socket; nil on TCP or when the kernel would not say.
     let peer: PeerCredentials?
 
-    /// Sets up an accepted channel (on its event loop): NIO's HTTP/1.1 server handlers (parser
-    /// with the header bound, pipelining so responses go out in request order, 400 and close on
-    /// malformed requests), then the idle timeout, then the async channel the server reads.
-    /// Nil for a connection over the limit, which is closed at once.
+    /// Sets up an accepted channel (on its event loop). Nil for a connection over the limit,
+    /// or one that could not be set up (it closed meanwhile): either is closed at once. Never
+    /// fails: NIO would drop a failed connection without closing it.
     static func initialize(
         _ channel: any Channel, limits: ControlServer.Limits, registry: ConnectionRegistry, readsCredentials: Bool
     ) -> EventLoopFuture<Self?> {
         guard registry.admit(channel) else { return channel.eventLoop.makeSucceededFuture(nil) }
         let peer = readsCredentials ? PeerCredentials.read(from: channel) : channel.eventLoop.makeSucceededFuture(nil)
         return peer.flatMapThrowing { peer in
-            var headerLimits = NIOHTTPDecoderLimitConfiguration()
-            headerLimits.maxHeaderFieldSize = limits.maxHeaderBytes
-            headerLimits.maxHeaderListSize = limits.maxHeaderBytes
-            let pipeline = channel.pipeline.syncOperations
-            try pipeline.configureHTTPServerPipeline(
-                withErrorHandling: true, withEncoderConfiguration: HTTPResponseEncoder.Configuration(),
-                withDecoderLimitConfiguration: headerLimits
-            )
-            // After the HTTP handlers, so only whole messages count as activity: a client
-            // trickling a request head byte by byte is idle.
-            try pipeline.addHandler(IdleStateHandler(allTimeout: TimeAmount(limits.idleTimeout)))
-            try pipeline.addHandler(IdleConnectionCloser())
-            let wrapped = try NIOAsyncChannel<HTTPServerRequestPart, Never>(wrappingChannelSynchronously: channel)
-            return AcceptedConnection(channel: wrapped, peer: peer)
+            Optional(try configure(channel, limits: limits, peer: peer))
+        }.recover { _ in
+            channel.close(promise: nil)
+            return nil
         }
+    }
+
+    /// NIO's HTTP/1.1 server handlers (parser with the header bound, pipelining so responses go
+    /// out in request order, 400 and close on malformed requests), then the idle timeout, then
+    /// the async channel the server reads.
+    private static func configure(_ channel: any Channel, limits: ControlServer.Limits, peer: PeerCredentials?) throws -> Self {
+        var headerLimits = NIOHTTPDecoderLimitConfiguration()
+        headerLimits.maxHeaderFieldSize = limits.maxHeaderBytes
+        headerLimits.maxHeaderListSize = limits.maxHeaderBytes
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.configureHTTPServerPipeline(
+            withErrorHandling: true, withEncoderConfiguration: HTTPResponseEncoder.Configuration(),
+            withDecoderLimitConfiguration: headerLimits
+        )
+        // After the HTTP handlers, so only whole messages count as activity: a client
+        // trickling a request head byte by byte is idle.
+        try pipeline.addHandler(IdleStateHandler(allTimeout: TimeAmount(limits.idleTimeout)))
+        try pipeline.addHandler(IdleConnectionCloser())
+        let wrapped = try NIOAsyncChannel<HTTPServerRequestPart, Never>(wrappingChannelSynchronously: channel)
+        return AcceptedConnection(channel: wrapped, peer: peer)
     }
 }

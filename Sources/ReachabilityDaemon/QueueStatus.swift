@@ -1,6 +1,7 @@
 public import Foundation
 import ReachabilityCore
 import ReachabilityTransfers
+import Synchronization
 
 /// How an engine state reads in the queue: DownloadManager's statuses and reasons. Pure, so it
 /// is tested with a table.
@@ -67,18 +68,28 @@ extension QueueReason {
 
 /// Times as the queue shows them: ISO 8601 in UTC, to the second.
 public enum QueueTime {
+    // Formatters are costly to make (a list of 1,000 jobs decodes 3,000 dates) and not
+    // thread-safe: one of each kind, behind a lock.
+    private static let formatters = Mutex(Formatters())
+
+    private struct Formatters: ~Copyable {
+        let plain = ISO8601DateFormatter()
+        let fractional: ISO8601DateFormatter = {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return formatter
+        }()
+    }
+
     /// `2026-11-24T10:00:00Z`.
     public static func text(_ date: Date) -> String {
-        ISO8601DateFormatter().string(from: date)
+        formatters.withLock { $0.plain.string(from: date) }
     }
 
     /// Parses `2026-11-24T10:00:00Z`, `2026-11-24T12:00:00+02:00` or a form with fractional
     /// seconds; nil otherwise.
     public static func parse(_ text: String) -> Date? {
         guard text.utf8.count <= 64 else { return nil }
-        if let date = ISO8601DateFormatter().date(from: text) { return date }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text)
+        return formatters.withLock { $0.plain.date(from: text) ?? $0.fractional.date(from: text) }
     }
 }

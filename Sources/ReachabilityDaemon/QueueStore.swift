@@ -33,6 +33,10 @@ final class QueueStore: Sendable {
             configuration.busyMode = .timeout(5)
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = FULL")
+                // Checkpoint the WAL every ~400 KiB and truncate it to 1 MiB after, so a small
+                // state file system is not filled by the log (SQLite's default lets it reach 4 MiB).
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = 100")
+                try db.execute(sql: "PRAGMA journal_size_limit = 1048576")
             }
             pool = try DatabasePool(path: path, configuration: configuration)
             try QueueMigrations.migrator.migrate(pool)

@@ -170,4 +170,24 @@ struct ReachDaemonTests {
         let stopping = receiver.messages(timeout: .seconds(5)) { $0["STOPPING"] == "1" }
         #expect(stopping.last?["STOPPING"] == "1")
     }
+
+    /// A real Prometheus scrapes `--metrics-listen` on loopback and sees the job counts and the
+    /// path the daemon holds in memory.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["CI"] == "true" || PrometheusServer.isAvailable))
+    func aRealPrometheusScrapesTheMetricsListener() async throws {
+        let port = Int.random(in: 20_000..<40_000)
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--override", "lo=wired", "--metrics-listen", "127.0.0.1:\(port)"])
+        try await daemon.start()
+        let added = try daemon.queue(["add", "run", "--not-before", "+1h", "--", "true"])
+        #expect(added.status == 0)
+        try await PrometheusServer.with(scraping: "127.0.0.1:\(port)") { prometheus in
+            let paused = try await prometheus.waitForResult("reach_jobs{state=\"paused\"} == 1")
+            #expect(paused.count == 1)
+            let up = try await prometheus.waitForResult("up == 1")
+            #expect(up.count == 1)
+            let status = try prometheus.query("sum(reach_path_status)")
+            #expect(status.first?.value == "1")
+        }
+        #expect(daemon.stop() == 0)
+    }
 }

@@ -23,6 +23,9 @@
 3. Idle: the daemon's CPU time (utime+stime of /proc/PID/stat, and the threads' schedstat run
    time) and context switches (voluntary + involuntary, summed over its threads: wakeups)
    over 10 s with nothing to do, with 0 jobs and with the 1,000 held jobs; VmRSS of both.
+   The floor is 1 wakeup a second: any Swift process on Linux that has run a Task wakes once a
+   second on libdispatch's manager thread (a timerfd re-armed, no work done); 10 per 10 s and
+   about 0 CPU is that floor, not polling.
 4. Full file system: the state directory on a 2 MiB tmpfs; jobs are added, a file fills the
    rest, jobs are added until one is refused. Then: the CLI's exit status and message, the
    API's status (507 expected) and message, `list` (every accepted job shown), the daemon

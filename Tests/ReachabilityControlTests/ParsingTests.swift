@@ -1,7 +1,9 @@
+import Foundation
 @testable import ReachabilityControl
 import Testing
 
-struct RequestTargetTests {
+/// The module's small parsers and formatters, without sockets.
+struct ParsingTests {
     @Test func splitsPathAndDecodesTheQuery() throws {
         let target = try #require(RequestTarget("/v1/jobs/a%2Fb?state=queued&q=a+b%21&q=c&empty=&bare#fragment"))
         #expect(target.path == "/v1/jobs/a%2Fb")
@@ -34,5 +36,12 @@ struct RequestTargetTests {
         #expect(last.append(Array("x\r\ny".utf8)) == [Array("x".utf8)])
         #expect(last.finish() == Array("y".utf8))
         #expect(last.finish() == nil)
+    }
+
+    @Test func errorMessagesAreValidJSONStrings() throws {
+        let response = ControlResponse.error(status: 400, "bad \"x\"\\\n\u{1}")
+        guard case .bytes(let body) = response.body else { throw TestFailure("not a complete body") }
+        let decoded = try JSONSerialization.jsonObject(with: Data(body)) as? [String: String]
+        #expect(decoded == ["error": "bad \"x\"\\\n\u{1}"])
     }
 }
