@@ -83,13 +83,14 @@ public enum QueueTime {
 
     /// `2026-11-24T10:00:00Z`.
     public static func text(_ date: Date) -> String {
-        formatters.withLock { $0.plain.string(from: date) }
+        UTCTimestamp.text(date) ?? formatters.withLock { $0.plain.string(from: date) }
     }
 
     /// Parses `2026-11-24T10:00:00Z`, `2026-11-24T12:00:00+02:00` or a form with fractional
     /// seconds; nil otherwise.
     public static func parse(_ text: String) -> Date? {
         guard text.utf8.count <= 64 else { return nil }
+        if let date = UTCTimestamp.parse(text) { return date }
         return formatters.withLock { $0.plain.date(from: text) ?? $0.fractional.date(from: text) }
     }
 }

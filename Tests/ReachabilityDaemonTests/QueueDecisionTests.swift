@@ -89,3 +89,27 @@ struct QueueDecisionTests {
         #expect(CommandJob.backoff(.seconds(30), failures: 40) == .seconds(3600))
     }
 }
+
+@Suite("Queue timestamps")
+struct QueueTimeTests {
+    /// The arithmetic form agrees with Foundation's ISO 8601 formatter, both ways, across
+    /// leap years, month ends and the epoch.
+    @Test(arguments: [0.0, 951_782_400, 951_868_799, 1_709_164_800, 1_798_761_599, 1_800_000_000.9, 4_102_444_800, -86_400])
+    func arithmeticMatchesFoundation(seconds: Double) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        let reference = ISO8601DateFormatter().string(from: date)
+        #expect(UTCTimestamp.text(date) == reference)
+        let parsed = try #require(UTCTimestamp.parse(reference))
+        #expect(parsed == ISO8601DateFormatter().date(from: reference))
+    }
+
+    @Test(arguments: ["2026-13-01T00:00:00Z", "2026-11-24T24:00:00Z", "2026-11-24 10:00:00Z", "2026-11-24T10:00:00", "", "x"])
+    func otherTextIsLeftToTheFormatter(text: String) {
+        #expect(UTCTimestamp.parse(text) == nil)
+    }
+
+    @Test func offsetsAndFractionsStillParse() {
+        #expect(QueueTime.parse("2026-11-24T12:00:00+02:00") == QueueTime.parse("2026-11-24T10:00:00Z"))
+        #expect(QueueTime.parse("2026-11-24T10:00:00.500Z")?.timeIntervalSince1970 == 1_795_514_400.5)
+    }
+}
