@@ -107,6 +107,33 @@ public final class JobQueue: Sendable {
         return jobs.filter { states?.contains($0.state) ?? true }.sorted { $0.id < $1.id }
     }
 
+    /// ``list(states:)`` as the JSON of a ``QueueJobList``. Each job's JSON is kept until it
+    /// changes, so listing 1,000 idle jobs encodes none of them again.
+    public func listJSON(states: Set<QueueJobState>? = nil) -> [UInt8] {
+        let entries = state.withLock { state in state.entries.values.filter { states?.contains($0.job.state) ?? true } }.sorted { $0.job.id < $1.job.id }
+        var fresh: [(id: Int64, version: Int, json: [UInt8])] = []
+        var parts: [[UInt8]] = []
+        parts.reserveCapacity(entries.count)
+        for entry in entries {
+            if let encoded = entry.encoded {
+                parts.append(encoded)
+            } else if let data = try? QueueJSON.encode(entry.job) {
+                parts.append(Array(data))
+                fresh.append((entry.job.id, entry.version, Array(data)))
+            }
+        }
+        state.withLock { state in
+            for item in fresh where state.entries[item.id]?.version == item.version { state.entries[item.id]?.encoded = item.json }
+        }
+        var body = Array("{\"jobs\":[".utf8)
+        for (index, part) in parts.enumerated() {
+            if index > 0 { body.append(0x2C) }
+            body += part
+        }
+        body += Array("]}".utf8)
+        return body
+    }
+
     /// The job with `id`.
     public func job(_ id: Int64) throws(QueueError) -> QueueJob {
         guard let job = state.withLock({ $0.entries[id]?.job }) else { throw .notFound(id) }

@@ -80,7 +80,7 @@ struct QueueAPI: Sendable {
             }
             states = Set(wanted)
         }
-        return Self.json(200, QueueJobList(jobs: queue.list(states: states)))
+        return .json(status: 200, queue.listJSON(states: states))
     }
 
     private func add(_ request: ControlRequest) -> ControlResponse {

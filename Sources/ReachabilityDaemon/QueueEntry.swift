@@ -24,6 +24,8 @@ struct QueueEntry: Sendable {
     var checkpointed: ContinuousClock.Instant?
     /// Since when it is paused, for the paused-time metric.
     var pausedSince: ContinuousClock.Instant?
+    /// The job's JSON as last encoded (for lists), while the job is unchanged.
+    var encoded: [UInt8]?
 
     var isUserPaused: Bool { job.state == .paused && job.reason?.code == "pausedByUser" }
 }

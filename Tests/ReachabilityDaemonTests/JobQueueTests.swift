@@ -156,3 +156,29 @@ struct JobQueueTests {
         await queue.shutdown()
     }
 }
+
+@Suite("JobQueue list JSON")
+struct JobQueueListJSONTests {
+    /// The cached per-job JSON decodes to exactly what `list` returns, before and after a change.
+    @Test func listJSONMatchesTheJobsAndFollowsChanges() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try JobQueue(
+            configuration: .init(stateDirectory: directory.path), monitor: NetworkMonitor(source: FakeNetworkSource(), clock: ContinuousClock()))
+        try queue.start()
+        for _ in 0..<3 {
+            _ = try queue.add(
+                QueueJobSpec(kind: .command, command: CommandSpec(arguments: ["true"]), notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
+        }
+        // Dates go to JSON to the second: compare what they do not touch.
+        let shape = { (jobs: [QueueJob]) in jobs.map { "\($0.id) \($0.state) \($0.reason?.message ?? "-") \($0.spec.command?.arguments ?? [])" } }
+        let decode = { try QueueJSON.decode(QueueJobList.self, from: Data(queue.listJSON())).jobs }
+        #expect(try shape(decode()) == shape(queue.list()))
+        #expect(try shape(decode()) == shape(queue.list()))  // from the cache
+        _ = try await queue.pause(2)
+        #expect(try shape(decode()) == shape(queue.list()))
+        #expect(try decode()[1].reason?.code == "pausedByUser")
+        #expect(try QueueJSON.decode(QueueJobList.self, from: Data(queue.listJSON(states: [.paused]))).jobs.count == 3)
+        await queue.shutdown()
+    }
+}
