@@ -2,7 +2,7 @@ import Foundation
 import Reachability
 import ReachabilityCore
 import ReachabilityTestKit
-import ReachabilityTransfers
+@testable import ReachabilityTransfers
 import Synchronization
 import Testing
 
@@ -143,6 +143,9 @@ struct TransferEngineTests {
         let sooner = try engine.submit(.work(host: nil, policy: allowAtOnce, priority: .userInitiated, urgent.run))
         _ = try await waitUntil(engine, later) { $0 == .queued }
         _ = try await waitUntil(engine, sooner) { $0 == .queued }
+        // `queued` is also the state before the first judgement: wait until both are in line.
+        for _ in 0..<30_000 where engine.slots.waiterCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(engine.slots.waiterCount == 2)
         // Both are allowed and queued behind the slot; neither has run.
         #expect(normal.runCount == 0 && urgent.runCount == 0)
         first.finish.withLock { $0 = true }

@@ -27,13 +27,14 @@ final class HostSlots: Sendable {
         self.total = max(1, total)
     }
 
-    /// Whether a slot for `host` is free now.
-    func isFree(_ host: String) -> Bool {
-        state.withLock { $0.running < total && $0.active[host, default: 0] < perHost }
-    }
+    /// Jobs in line for a slot (for tests: a job's `queued` state is also its state before its
+    /// first judgement, so it does not say the job is in line yet).
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
 
     /// Takes a slot for `host`, waiting for one; throws `CancellationError` if cancelled first.
-    func acquire(_ host: String, priority: Transfer.Priority) async throws {
+    /// `onWaiting` is called once the caller is registered as a waiter (not when a slot was free),
+    /// so a job shown as queued is already in line for the next free slot.
+    func acquire(_ host: String, priority: Transfer.Priority, onWaiting: () -> Void = {}) async throws {
         let rank = switch priority {
         case .userInitiated: 0
         case .normal: 1
@@ -56,8 +57,12 @@ final class HostSlots: Sendable {
                     state.waiters.append(Waiter(ticket: ticket, host: host, rank: rank, continuation: continuation))
                     return false
                 }
-                if cancelledAlready { continuation.resume(throwing: CancellationError()) }
-                else { grant() }
+                if cancelledAlready {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    onWaiting()
+                    grant()
+                }
             }
         } onCancel: {
             let removed = state.withLock { state -> Waiter? in

@@ -49,8 +49,8 @@ final class JobRunner: Sendable {
     }
 
     func body(_ run: GateRun) async throws -> JobOutput {
-        if !engine.slots.isFree(hostKey) { engine.update(id, state: .queued) }
-        try await engine.slots.acquire(hostKey, priority: job.priority)
+        // Shown as queued only once in line, so a slot freed after that goes by priority to it.
+        try await engine.slots.acquire(hostKey, priority: job.priority) { engine.update(id, state: .queued) }
         defer { engine.slots.release(hostKey) }
         counters.withLock { $0.receivedThisRun = 0 }
         engine.update(id, state: .running, network: run.network)
