@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Where the daemon keeps its state and listens, by default: as root `/var/lib/reach` and
@@ -26,14 +27,5 @@ public enum DaemonPaths {
     }
 
     /// This process's environment.
-    public static func currentEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") { result[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
-            pointer += 1
-        }
-        return result
-    }
+    public static func currentEnvironment() -> [String: String] { ProcessInfo.processInfo.environment }
 }

@@ -77,7 +77,12 @@ struct DaemonService: Service {
     private func reportStatus() async {
         guard let notifier else { return }
         var last = ""
-        for await _ in queue.events() {
+        var seen: [Int64: String] = [:]
+        for await job in queue.events() {
+            // Progress events come many times a second; the line changes only with a state or reason.
+            let key = "\(job.state) \(job.reason?.code ?? "")"
+            if seen[job.id] == key { continue }
+            seen[job.id] = key
             let line = statusLine()
             if line != last { try? notifier.status(line) }
             last = line

@@ -128,10 +128,10 @@ extension DownloadSpec {
         }
         _ = try QueueHeaders.parse(headers ?? [], reserved: Self.reservedHeaders)
         if let caFile { self.caFile = try resolve(caFile, field: "caFile") }
-        let target = try resolve(destination ?? QueueFileNames.fromURL(parsed.requestURL), field: "destination")
+        let target = try resolve(destination ?? TransferURL.fileName(of: parsed.requestURL), field: "destination")
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
-            destination = (target.hasSuffix("/") ? target : target + "/") + QueueFileNames.fromURL(parsed.requestURL)
+            destination = (target.hasSuffix("/") ? target : target + "/") + TransferURL.fileName(of: parsed.requestURL)
         } else {
             destination = target
         }
@@ -183,17 +183,5 @@ enum QueueHeaders {
             fields.append(field)
         }
         return fields
-    }
-}
-
-/// The file name a URL gives a download.
-enum QueueFileNames {
-    /// The last path component, without query or fragment; `index.html` when empty.
-    static func fromURL(_ url: String) -> String {
-        let withoutQuery = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
-        let withoutFragment = withoutQuery.split(separator: "#", maxSplits: 1).first.map(String.init) ?? withoutQuery
-        let parts = withoutFragment.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count > 3, let last = parts.last, !last.isEmpty, last != ".", last != ".." else { return "index.html" }
-        return String(last)
     }
 }

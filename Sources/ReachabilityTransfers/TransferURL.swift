@@ -69,6 +69,16 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         return String(text[..<scheme.upperBound]) + "***" + String(text[at...])
     }
 
+    /// The file name a download of `url` gets by default: the last path component, without
+    /// query or fragment; `index.html` when there is none (as curl's `-O` and wget do).
+    public static func fileName(of url: String) -> String {
+        let withoutQuery = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        let withoutFragment = withoutQuery.split(separator: "#", maxSplits: 1).first.map(String.init) ?? withoutQuery
+        let parts = withoutFragment.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count > 3, let last = parts.last, !last.isEmpty, last != ".", last != ".." else { return "index.html" }
+        return String(last)
+    }
+
     /// Query parameter names treated as secrets (case-insensitive substrings).
     static let secretNames = ["token", "sig", "secret", "password", "passwd", "pwd", "key", "credential", "auth", "session"]
 

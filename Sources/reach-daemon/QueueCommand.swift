@@ -47,6 +47,14 @@ struct QueueConnection: ParsableArguments {
     }
 }
 
+extension QueueConnection {
+    /// Runs `action` (pause, resume, cancel) on job `id` and prints the job's new line.
+    func act(on id: Int64, _ action: (QueueClient, Int64) async throws -> QueueJob) async throws {
+        let job = try await withClient { try await action($0, id) }
+        printLine(QueueFormat.line(job))
+    }
+}
+
 extension QueueClientError {
     /// 69 when no daemon listens (EX_UNAVAILABLE), 64 for a job it rejects, else 1.
     var exitCode: Int32 {
@@ -98,10 +106,7 @@ struct QueuePauseCommand: AsyncParsableCommand {
     @OptionGroup var connection: QueueConnection
     @OptionGroup var job: JobIDArgument
 
-    func run() async throws {
-        let paused = try await connection.withClient { try await $0.pause(job.id) }
-        printLine(QueueFormat.line(paused))
-    }
+    func run() async throws { try await connection.act(on: job.id) { try await $0.pause($1) } }
 }
 
 struct QueueResumeCommand: AsyncParsableCommand {
@@ -109,10 +114,7 @@ struct QueueResumeCommand: AsyncParsableCommand {
     @OptionGroup var connection: QueueConnection
     @OptionGroup var job: JobIDArgument
 
-    func run() async throws {
-        let resumed = try await connection.withClient { try await $0.resume(job.id) }
-        printLine(QueueFormat.line(resumed))
-    }
+    func run() async throws { try await connection.act(on: job.id) { try await $0.resume($1) } }
 }
 
 struct QueueCancelCommand: AsyncParsableCommand {
@@ -120,8 +122,5 @@ struct QueueCancelCommand: AsyncParsableCommand {
     @OptionGroup var connection: QueueConnection
     @OptionGroup var job: JobIDArgument
 
-    func run() async throws {
-        let cancelled = try await connection.withClient { try await $0.cancel(job.id) }
-        printLine(QueueFormat.line(cancelled))
-    }
+    func run() async throws { try await connection.act(on: job.id) { try await $0.cancel($1) } }
 }

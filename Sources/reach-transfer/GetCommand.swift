@@ -159,7 +159,7 @@ struct GetCommand: AsyncParsableCommand {
     }
 
     private func destination(for url: String) throws -> String {
-        let name = FileNames.fromURL(url)
+        let name = TransferURL.fileName(of: url)
         guard let output else { return name }
         if urls.count == 1 && !PathNames.isDirectory(output) { return output }
         guard PathNames.isDirectory(output) else { throw ValidationError("-o \(output): with several URLs, -o must be an existing directory") }
@@ -167,15 +167,3 @@ struct GetCommand: AsyncParsableCommand {
     }
 
 }
-
-enum FileNames {
-    /// The last path component of a URL, without query or fragment; `index.html` when empty.
-    static func fromURL(_ url: String) -> String {
-        let withoutQuery = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
-        let withoutFragment = withoutQuery.split(separator: "#", maxSplits: 1).first.map(String.init) ?? withoutQuery
-        let parts = withoutFragment.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count > 3, let last = parts.last, !last.isEmpty, last != ".", last != ".." else { return "index.html" }
-        return String(last)
-    }
-}
-
