@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "ReachabilityMetrics", targets: ["ReachabilityMetrics"]),
         .library(name: "ReachabilityControl", targets: ["ReachabilityControl"]),
         .executable(name: "reach-daemon", targets: ["reach-daemon"]),
+        .library(name: "ReachabilityValidation", targets: ["ReachabilityValidation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -103,13 +104,16 @@ let package = Package(
                 "Reachability",
                 "ReachabilityCore",
                 "ReachabilityLinux",
+                // `--probe`: every command can validate connectivity.
+                "ReachabilityValidation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSettings
         ),
-        // The monitor commands (status, watch, interfaces, wait, run, config): no HTTP stack, so
-        // they stay small; `reach get` execs reach-transfer, git's subcommand model.
+        // The monitor commands (status, watch, interfaces, wait, run, config): no HTTP client
+        // stack (the prober is NIO with a bare HTTP/1 codec), so they stay smaller; `reach get`
+        // execs reach-transfer, git's subcommand model.
         .executableTarget(
             name: "reach",
             dependencies: [
@@ -192,6 +196,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Connectivity validation's real prober (captive-portal detection): HTTP, HTTPS and the
+        // RFC 8908 API over NIO, out of the judged interface. Apart, so the monitor builds without NIO.
+        .target(
+            name: "ReachabilityValidation",
+            dependencies: [
+                "Reachability",
+                "ReachabilityCore",
+                "ReachabilityLinux",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // TLSUserEvent: when the handshake is done, to say which step a timeout cut short.
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Examples an adopter can copy: each builds with the package, the tests run them, and
         // the README's library snippets are taken from them (scripts/check-snippets.py).
         .executableTarget(
@@ -200,6 +221,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "example-gated-job", dependencies: ["Reachability"], path: "Sources/Examples/GatedJob", swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "example-validated-path", dependencies: ["Reachability", "ReachabilityValidation"],
+            path: "Sources/Examples/ValidatedPath", swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "example-engine-download", dependencies: ["ReachabilityTransfers"], path: "Sources/Examples/EngineDownload",
@@ -261,6 +286,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "ReachabilityValidationTests",
+            dependencies: ["ReachabilityValidation", "Reachability", "ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -282,6 +312,8 @@ if Context.environment["REACH_FUZZ"] == "1" {
         ("FuzzHTTPHeader", ["ReachabilityCore"]),
         ("FuzzContentRange", ["ReachabilityCore"]),
         ("FuzzByteCount", ["ReachabilityCore"]),
+        ("FuzzProbeResponse", ["ReachabilityCore"]),
+        ("FuzzDNSMessage", ["ReachabilityCore"]),
     ]
     for (name, dependencies) in fuzzTargets {
         package.targets.append(.executableTarget(

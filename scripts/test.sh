@@ -11,7 +11,8 @@ cd "$root"
 # ones (tuspyserver, uploadserver), which scripts/testservers/setup.sh installs when missing;
 # tinyproxy: the proxy the proxy tests start.
 # prometheus: promtool, which checks the daemon's metrics text (and lints it).
-scripts/setup.sh curl openssl nginx-light apache2 python3-venv tinyproxy prometheus
+# dnsmasq-base: the DNS server the per-interface resolver tests start in a namespace.
+scripts/setup.sh curl openssl nginx-light apache2 python3-venv tinyproxy prometheus dnsmasq-base
 scripts/testservers/setup.sh
 
 if [[ $(id -u) -ne 0 ]]; then

@@ -1,6 +1,7 @@
 package import ArgumentParser
 package import Reachability
 package import ReachabilityCore
+import ReachabilityValidation
 
 /// Options every command takes: where sysfs is and how to override classification.
 package struct GlobalOptions: ParsableArguments {
@@ -25,11 +26,28 @@ package struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("netns"), help: ArgumentHelp("Watch the network namespace NAME (from `ip netns add`).", valueName: "NAME"))
     package var namespaceName: String?
 
+    @Option(
+        name: .customLong("probe"),
+        help: ArgumentHelp(
+            "Validate connectivity by fetching URL out of each uplink (http:// detects portals; add an https:// one to detect partial). Repeatable. Off unless given.",
+            valueName: "URL"))
+    package var probes: [String] = []
+
+    @Option(
+        name: .customLong("probe-timeout"),
+        help: ArgumentHelp("Seconds one round of probes may take (default 3).", valueName: "SECONDS"))
+    package var probeTimeout: String?
+
+    @Option(
+        name: .customLong("probe-ca-file"), help: ArgumentHelp("PEM file of extra CAs trusted by https:// probes.", valueName: "FILE"))
+    package var probeCAFile: String?
+
     package init() {}
 
     /// Parsed `--override` rules, so bad ones fail validation (exit 64) with the offending text.
     package func validate() throws {
         _ = try commandLineRules()
+        _ = try commandLineProbeSettings()
         if let namespaceName, namespaceName.isEmpty || namespaceName.contains("/") || namespaceName == "." || namespaceName == ".." {
             throw ValidationError("--netns takes a namespace name from `ip netns list`, not '\(namespaceName)'")
         }
@@ -63,10 +81,50 @@ package struct GlobalOptions: ParsableArguments {
         return rules
     }
 
+    /// `--probe`, `--probe-timeout`, `--probe-ca-file`, checked (exit 64 with the reason).
+    private func commandLineProbeSettings() throws -> ProbeSettings {
+        var settings = ProbeSettings()
+        for url in probes {
+            if let reason = settings.apply(key: "probe", value: url) { throw ValidationError("--probe \(url): \(reason)") }
+        }
+        if let probeTimeout, settings.apply(key: "probe-timeout", value: probeTimeout) != nil {
+            throw ValidationError("--probe-timeout takes seconds from 0.1 to 60, not '\(probeTimeout)'")
+        }
+        if let probeCAFile {
+            guard PathNames.exists(probeCAFile) else { throw ValidationError("--probe-ca-file \(probeCAFile): no such file") }
+            settings.caFile = probeCAFile
+        }
+        return settings
+    }
+
+    /// Override rules and probe settings: command line first, then the configuration file.
+    package func configuration() throws -> (rules: [OverrideRule], probes: ProbeSettings) {
+        var rules = try commandLineRules()
+        var probes = try commandLineProbeSettings()
+        if let configFile {
+            do {
+                let file = try ConfigurationFile.load(path: configFile)
+                rules += file.rules
+                probes = file.probeSettings.overridden(by: probes)
+            } catch {
+                throw UsageFailure(message: error.description)
+            }
+        }
+        return (rules, probes)
+    }
+
     package func monitorConfiguration(debounce: Duration = .zero) throws -> MonitorConfiguration {
-        MonitorConfiguration(
-            overrides: try rules(), debounce: debounce, sysfsRoot: sysfsRoot, leaseRoot: leaseRoot,
-            namespacePath: namespaceName.map(MonitorConfiguration.namespacePath(named:)))
+        let (rules, probes) = try configuration()
+        return MonitorConfiguration(
+            overrides: rules, debounce: debounce, sysfsRoot: sysfsRoot, leaseRoot: leaseRoot,
+            namespacePath: namespaceName.map(MonitorConfiguration.namespacePath(named:)), validation: probes.validation)
+    }
+
+    /// The monitor these options describe, validating connectivity when a probe is configured.
+    package func monitor(debounce: Duration = .zero) throws -> NetworkMonitor {
+        let configuration = try monitorConfiguration(debounce: debounce)
+        let prober = configuration.validation.map { _ in HTTPConnectivityProber(userAgent: "reach/\(ReachVersion.package)") }
+        return NetworkMonitor(configuration: configuration, prober: prober)
     }
 }
 

@@ -44,7 +44,19 @@ package enum PathFormatter {
         let families = [path.ipv4 ? "IPv4" : nil, path.ipv6 ? "IPv6" : nil].compactMap { $0 }
         text += " (\(families.joined(separator: " ")))"
         if path.isExpensive { text += " expensive" }
-        return text
+        return text + connectivity(path)
+    }
+
+    /// `, connectivity full`, `, captive portal (log in at URL)`, `, checking connectivity`;
+    /// empty when not probing, so the line reads as before validation existed.
+    package static func connectivity(_ path: NetworkPath) -> String {
+        let primary = path.primary.flatMap { path.interface(named: $0.name) }
+        guard path.isReachable, let validation = primary?.validation else { return "" }
+        switch validation.connectivity {
+        case .unknown: return ", checking connectivity"
+        case .portal: return ", captive portal" + (validation.portalURL.map { " (log in at \($0))" } ?? "")
+        default: return ", connectivity \(validation.connectivity)"
+        }
     }
 
     /// `example.org (192.0.2.7) via wg0 over wlan0: wifi (IPv4) expensive`.
@@ -113,14 +125,24 @@ package enum Timestamp {
     package static func now() -> String {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
+        return text(seconds: spec.tv_sec, milliseconds: Int32(spec.tv_nsec / 1_000_000))
+    }
+
+    /// `2026-11-24T10:00:00.123Z` for a time in milliseconds since the epoch (a probe's start).
+    package static func text(millisecondsSinceEpoch value: Int64) -> String {
+        let milliseconds = ((value % 1000) + 1000) % 1000
+        return text(seconds: Int(truncatingIfNeeded: (value - milliseconds) / 1000), milliseconds: Int32(milliseconds))
+    }
+
+    private static func text(seconds epochSeconds: Int, milliseconds: Int32) -> String {
         var parts = tm()
-        var seconds = spec.tv_sec
+        var seconds = epochSeconds
         gmtime_r(&seconds, &parts)
         func pad(_ value: Int32, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(spec.tv_nsec / 1_000_000), 3))Z"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(milliseconds, 3))Z"
     }
 }

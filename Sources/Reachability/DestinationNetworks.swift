@@ -73,6 +73,18 @@ extension NetworkMonitor {
             return (try? currentPath()).map(TransferNetwork.init(path:)) ?? .unreachable
         }
         guard let routes = try? routes(toAddresses: addresses) else { return .unreachable }
-        return TransferNetwork(routes: routes)
+        return Self.withConnectivity(TransferNetwork(routes: routes), routes: routes, path: latestPath)
+    }
+
+    /// Traffic through a gateway needs the Internet: it carries what validation found on the
+    /// egress interface. An on-link (LAN) destination does not, and stays `unknown`.
+    static func withConnectivity(_ network: TransferNetwork, routes: [DestinationRoute], path: NetworkPath?) -> TransferNetwork {
+        guard let route = routes.first(where: { $0.isLocal || $0.isUsable }), route.gateway != nil, !route.isLocal,
+            let validation = path?.interface(named: route.interface.name)?.validation
+        else { return network }
+        var judged = network
+        judged.connectivity = validation.connectivity
+        judged.portalURL = validation.portalURL
+        return judged
     }
 }

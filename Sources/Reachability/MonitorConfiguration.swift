@@ -23,12 +23,17 @@ public struct MonitorConfiguration: Sendable, Hashable {
     /// Receive buffer of the event sockets. libnl's default is 32 KiB, which about 20 veth
     /// pairs created at once overflow.
     public var receiveBufferBytes: Int
+    /// Connectivity validation: what to probe and how often. Off (nil or no endpoints) by
+    /// default, and then nothing is ever sent; the monitor also needs a ``ConnectivityProber``.
+    public var validation: ConnectivityValidation?
 
     /// A configuration; by default the process's own namespace, the real `/sys` and `/`, no
-    /// override rules, no debounce, the default route probes and a 4 MiB receive buffer.
+    /// override rules, no debounce, the default route probes, a 4 MiB receive buffer and no
+    /// connectivity probes.
     public init(
         overrides: [OverrideRule] = [], debounce: Duration = .zero, sysfsRoot: String = "/sys", leaseRoot: String? = "/",
-        namespacePath: String? = nil, routeProbes: RouteProbes = RouteProbes(), receiveBufferBytes: Int = 4 << 20
+        namespacePath: String? = nil, routeProbes: RouteProbes = RouteProbes(), receiveBufferBytes: Int = 4 << 20,
+        validation: ConnectivityValidation? = nil
     ) {
         self.overrides = overrides
         self.debounce = debounce
@@ -37,6 +42,7 @@ public struct MonitorConfiguration: Sendable, Hashable {
         self.namespacePath = namespacePath
         self.routeProbes = routeProbes
         self.receiveBufferBytes = receiveBufferBytes
+        self.validation = validation
     }
 
     /// The path of a namespace created by `ip netns add NAME`.

@@ -35,16 +35,32 @@ public final class NetworkMonitor: Sendable {
     let snapshotObservers = Mutex<[UInt64: AsyncStream<Void>.Continuation]>([:])
     /// The kernel source's counters, kept across runs (see ``statistics``).
     let sourceStatistics = SourceStatisticsLedger()
+    /// Validation settings and the prober, when both are given and the settings name a URL.
+    let validation: (settings: ConnectivityValidation, prober: any ConnectivityProber)?
+    /// Probes go out of interfaces of this namespace.
+    let namespacePath: String?
 
-    /// A monitor of the kernel's network state.
-    public convenience init(configuration: MonitorConfiguration = MonitorConfiguration()) {
-        self.init(source: KernelNetworkSource(configuration: configuration), configuration: configuration, clock: ContinuousClock())
+    /// A monitor of the kernel's network state. With `prober` (`HTTPConnectivityProber` from
+    /// `ReachabilityValidation`) and `configuration.validation` naming probe URLs, every uplink
+    /// is validated and paths carry their ``NetworkPath/connectivity``; otherwise nothing is sent.
+    public convenience init(configuration: MonitorConfiguration = MonitorConfiguration(), prober: (any ConnectivityProber)? = nil) {
+        self.init(
+            source: KernelNetworkSource(configuration: configuration), configuration: configuration, clock: ContinuousClock(),
+            prober: prober)
     }
 
     /// A monitor over any source, debouncing on `clock` (inject a test clock to drive time).
-    public init<C: Clock>(source: any NetworkStateSource, configuration: MonitorConfiguration = MonitorConfiguration(), clock: C)
-    where C.Duration == Duration {
+    public init<C: Clock>(
+        source: any NetworkStateSource, configuration: MonitorConfiguration = MonitorConfiguration(), clock: C,
+        prober: (any ConnectivityProber)? = nil
+    ) where C.Duration == Duration {
         self.source = source
+        if let settings = configuration.validation, settings.isEnabled, let prober {
+            validation = (settings, prober)
+        } else {
+            validation = nil
+        }
+        namespacePath = configuration.namespacePath
         self.evaluator = PathEvaluator(classifier: Classifier(overrides: configuration.overrides))
         self.defaultDebounce = configuration.debounce
         let backlog = DebounceBacklog()
@@ -73,11 +89,30 @@ public final class NetworkMonitor: Sendable {
         NetworkPathUpdates(monitor: self, isSame: { key($0) == key($1) }, debounce: debounce ?? defaultDebounce)
     }
 
-    /// The path now: the latest published one while the monitor runs, else a fresh reading.
+    /// The path now: the latest published one while the monitor runs, else a fresh reading
+    /// (which, with validation on, has not been probed: ``validatedPath()`` probes).
     public func currentPath() throws -> NetworkPath {
         if let latest = lifecycle.withLock({ $0.latest }) { return latest }
         return evaluator.evaluate(try source.snapshot())
     }
+
+    /// The path now with its connectivity: the latest published one while the monitor runs and
+    /// its primary has been judged, else a fresh reading whose uplinks are all probed once, in
+    /// parallel, within the validation's timeout. Without validation, ``currentPath()``.
+    public func validatedPath() async throws -> NetworkPath {
+        if let latest = lifecycle.withLock({ $0.latest }), validation == nil || latest.connectivity != .unknown { return latest }
+        let snapshot = try source.snapshot()
+        let path = evaluator.evaluate(snapshot)
+        guard let validation else { return path }
+        return await ConnectivityValidator.validateOnce(
+            snapshot, path: path, validation: validation.settings, prober: validation.prober, namespacePath: namespacePath)
+    }
+
+    /// Whether this monitor validates connectivity (a prober and at least one probe URL).
+    public var isValidating: Bool { validation != nil }
+
+    /// The latest published path of the running monitor, if any.
+    var latestPath: NetworkPath? { lifecycle.withLock { $0.latest } }
 
     /// Which interface, transport and cost traffic to `host` (a name or an address) would use
     /// now, one answer per address family it resolves to. Asks the kernel (policy routing
@@ -140,18 +175,33 @@ public final class NetworkMonitor: Sendable {
     private func start(run: UInt64) {
         let source = self.source
         let evaluator = self.evaluator
+        let validator = validation.map { validation in
+            ConnectivityValidator(validation: validation.settings, prober: validation.prober, namespacePath: namespacePath) {
+                [weak self] path in self?.publish(path, run: run)
+            }
+        }
         DispatchQueue.global(qos: .userInitiated).async { [weak self] in
             let cache = CacheBox()
             do {
                 let started = try source.start { [weak self] snapshot in
                     let path = cache.value.withLock { evaluator.evaluate(snapshot, cache: &$0) }
-                    self?.publish(path, run: run)
+                    if let validator {
+                        validator.observe(snapshot, path: path)
+                    } else {
+                        self?.publish(path, run: run)
+                    }
                     self?.snapshotObservers.withLock { observers in for observer in observers.values { observer.yield() } }
                 }
-                guard let self else { return started.cancel() }
-                let subscription = self.sourceStatistics.track(started, run: run)
+                guard let self else {
+                    validator?.cancel()
+                    return started.cancel()
+                }
+                let counted = self.sourceStatistics.track(started, run: run)
+                let subscription: any NetworkStateSubscription =
+                    validator.map { ValidatedSubscription(base: counted, validator: $0) } ?? counted
                 self.lifecycle.withLock { $0.started(run: run, subscription) }?.cancel()
             } catch {
+                validator?.cancel()
                 let waiting = self?.lifecycle.withLock { $0.startFailed(run: run) } ?? []
                 for subscriber in waiting { subscriber.fail(error) }
             }

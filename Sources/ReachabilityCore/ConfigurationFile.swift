@@ -1,20 +1,31 @@
-/// The `reach` configuration file: one override rule per line.
+/// The `reach` configuration file: one override rule or setting per line.
 ///
 /// ```
 /// # Lines starting with '#' are comments; blank lines are ignored.
 /// wlan*       = wifi
 /// usb0        = cellular, expensive
 /// wg-office   = tunnel, inexpensive
+/// # Connectivity validation (off unless a probe is given):
+/// probe       = http://probe.example.net/generate_204
+/// probe       = https://probe.example.net/generate_204
+/// probe-timeout = 3
+/// probe-recheck = 1800
 /// ```
 /// Each rule has the syntax of `--override` (``OverrideRule``). Rules are tried in order;
 /// the first rule matching an interface that sets a type decides the type, and the first that
-/// sets a cost decides the cost.
+/// sets a cost decides the cost. The keys of ``ProbeSettings`` (`probe`, `probe-timeout`,
+/// `probe-recheck`, `probe-ca-file`) are settings, not interface patterns.
 public struct ConfigurationFile: Sendable, Hashable {
     /// The file's rules, in file order (the order in which they are tried).
     public var rules: [OverrideRule]
+    /// The file's connectivity-validation settings (no probe: validation stays off).
+    public var probeSettings: ProbeSettings
 
-    /// A configuration made of already parsed rules.
-    public init(rules: [OverrideRule]) { self.rules = rules }
+    /// A configuration made of already parsed rules and settings.
+    public init(rules: [OverrideRule], probeSettings: ProbeSettings = ProbeSettings()) {
+        self.rules = rules
+        self.probeSettings = probeSettings
+    }
 
     /// Every problem in a configuration file's text (empty when it is valid): for `reach config
     /// check`, which reports them all rather than the first.
@@ -28,10 +39,14 @@ public struct ConfigurationFile: Sendable, Hashable {
         let parsed = Self.parse(text, name: name)
         if let first = parsed.problems.first { throw first }
         self.rules = parsed.rules
+        self.probeSettings = parsed.settings
     }
 
-    /// One pass over every line: the valid rules and every invalid line.
-    private static func parse(_ text: String, name: String) -> (rules: [OverrideRule], problems: [ConfigurationFileError]) {
+    /// One pass over every line: the valid rules and settings, and every invalid line.
+    private static func parse(
+        _ text: String, name: String
+    ) -> (rules: [OverrideRule], settings: ProbeSettings, problems: [ConfigurationFileError]) {
+        var settings = ProbeSettings()
         var rules: [OverrideRule] = []
         var problems: [ConfigurationFileError] = []
         // Editors on Windows start UTF-8 files with a byte-order mark; it is not part of a rule.
@@ -42,13 +57,19 @@ public struct ConfigurationFile: Sendable, Hashable {
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let trimmed = String(line.trimmingBlanks())
             if trimmed.isEmpty { continue }
+            if let setting = ProbeSettings.setting(in: trimmed) {
+                if let reason = settings.apply(key: setting.key, value: setting.value) {
+                    problems.append(ConfigurationFileError(file: name, line: offset + 1, text: trimmed, reason: reason, kind: "setting"))
+                }
+                continue
+            }
             do {
                 rules.append(try OverrideRule(parsing: trimmed, origin: "\(name):\(offset + 1)"))
             } catch {
                 problems.append(ConfigurationFileError(file: name, line: offset + 1, text: trimmed, reason: error.reason))
             }
         }
-        return (rules, problems)
+        return (rules, settings, problems)
     }
 }
 
@@ -62,16 +83,19 @@ public struct ConfigurationFileError: Error, Sendable, Hashable, CustomStringCon
     public var text: String
     /// Why the line (or the file) was rejected.
     public var reason: String
+    /// What the line was taken for: `rule` or `setting`.
+    public var kind: String
 
     /// An error about `file`; a `line` of 0 reports a problem with the file as a whole.
-    public init(file: String, line: Int, text: String, reason: String) {
+    public init(file: String, line: Int, text: String, reason: String, kind: String = "rule") {
         self.file = file
         self.line = line
         self.text = text
         self.reason = reason
+        self.kind = kind
     }
 
     public var description: String {
-        line == 0 ? "\(file): \(reason)" : "\(file):\(line): invalid rule '\(text)': \(reason)"
+        line == 0 ? "\(file): \(reason)" : "\(file):\(line): invalid \(kind) '\(text)': \(reason)"
     }
 }

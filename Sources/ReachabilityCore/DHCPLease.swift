@@ -43,26 +43,41 @@ public struct DHCPLeaseHints: Sendable, Hashable, CustomStringConvertible {
     /// The leased IPv4 address, dotted quad, when the lease records it. Compare it with the
     /// interface's current addresses: a lease file can outlive the network it came from.
     public var address: String?
+    /// The DNS servers of option 6, dotted quads in the lease's order; empty when the lease
+    /// names none (or the format does not record them). Validation asks these, not the
+    /// system's resolver, so that it judges this network's DNS.
+    public var dnsServers: [String]
+    /// The captive-portal API URL of option 114 (RFC 8910), when the lease has one that
+    /// ``DHCPLeaseParser/captivePortalURL(_:)`` accepts.
+    public var captivePortalURL: String?
 
     /// Hints given field by field; `androidMetered` is taken as given, not derived from
     /// `vendorSpecific` (the parsers derive it).
-    public init(androidMetered: Bool = false, vendorSpecific: [UInt8]? = nil, address: String? = nil) {
+    public init(
+        androidMetered: Bool = false, vendorSpecific: [UInt8]? = nil, address: String? = nil, dnsServers: [String] = [],
+        captivePortalURL: String? = nil
+    ) {
         self.androidMetered = androidMetered
         self.vendorSpecific = vendorSpecific
         self.address = address
+        self.dnsServers = dnsServers
+        self.captivePortalURL = captivePortalURL
     }
 
-    /// Hints derived from an option 43 payload (or its absence) and an address.
-    init(vendorSpecific: [UInt8]?, address: String?) {
+    /// Hints derived from an option 43 payload (or its absence), an address, DNS servers and a
+    /// portal URL.
+    init(vendorSpecific: [UInt8]?, address: String?, dnsServers: [String] = [], captivePortalURL: String? = nil) {
         self.init(
             androidMetered: vendorSpecific.map(DHCPLeaseParser.containsAndroidMetered) ?? false,
-            vendorSpecific: vendorSpecific, address: address)
+            vendorSpecific: vendorSpecific, address: address, dnsServers: dnsServers, captivePortalURL: captivePortalURL)
     }
 
     public var description: String {
         var parts: [String] = [androidMetered ? "ANDROID_METERED" : "no metered hint"]
         if let vendorSpecific { parts.append("option 43: \(vendorSpecific.count) bytes") }
         if let address { parts.append("address \(address)") }
+        if !dnsServers.isEmpty { parts.append("DNS \(dnsServers.joined(separator: " "))") }
+        if let captivePortalURL { parts.append("captive portal API \(captivePortalURL)") }
         return parts.joined(separator: ", ")
     }
 }
@@ -71,6 +86,12 @@ public struct DHCPLeaseHints: Sendable, Hashable, CustomStringConvertible {
 public enum DHCPLeaseParser {
     /// DHCP option 43, vendor-encapsulated options (RFC 2132 §8.4).
     public static let vendorSpecificOption: UInt8 = 43
+
+    /// DHCP option 6, domain name servers (RFC 2132 §3.8): IPv4 addresses, 4 bytes each.
+    public static let dnsServersOption: UInt8 = 6
+
+    /// DHCP option 114, the captive-portal API URL (RFC 8910 §2.1).
+    public static let captivePortalOption: UInt8 = 114
 
     /// The marker Android's DHCP server sends in option 43 on a metered upstream.
     public static let androidMeteredMarker: [UInt8] = Array("ANDROID_METERED".utf8)

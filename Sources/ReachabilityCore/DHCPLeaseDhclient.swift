@@ -38,6 +38,12 @@
 ///   hotspots send no decodable sub-options, and no stock configuration declares one).
 /// - dhclient records option 43 only if the server sent it; the hint's absence is not proof
 ///   the network is unmetered.
+/// - Option 6 is `option domain-name-servers 192.168.1.1,192.168.1.2;` (format `IA`: the
+///   addresses joined by commas). Option 114 has format `t` and the name `default-url` in ISC
+///   DHCP 4.x's table, so it is printed as a quoted string; dhclient 3 named it `option-114`
+///   (format `X`), and a client without it in its table would print `unknown-114`: those names,
+///   as a quoted string or as colon-separated hex, are read too. dhclient records option 114
+///   only if the server sent it, usually only when asked (`request … default-url`).
 extension DHCPLeaseParser {
     /// The `ANDROID_METERED` hint and address of the current lease for `interface` in a dhclient
     /// lease file.
@@ -51,7 +57,9 @@ extension DHCPLeaseParser {
         var current: DHCPLeaseHints?
         for block in DhclientLexer.leaseBlocks(Array(text.utf8)) {
             guard block.interface == interface || interface == nil else { continue }
-            current = DHCPLeaseHints(vendorSpecific: block.vendorSpecific, address: block.address)
+            current = DHCPLeaseHints(
+                vendorSpecific: block.vendorSpecific, address: block.address, dnsServers: block.dnsServers,
+                captivePortalURL: block.captivePortalURL)
         }
         return current
     }
@@ -71,6 +79,8 @@ struct DhclientLeaseBlock: Equatable {
     var interface: String?
     var address: String?
     var vendorSpecific: [UInt8]?
+    var dnsServers: [String] = []
+    var captivePortalURL: String?
 }
 
 enum DhclientLexer {
@@ -232,8 +242,24 @@ enum DhclientLexer {
                 block.address = DHCPLeaseParser.validIPv4(String(decoding: address, as: UTF8.self)[...])
             }
         case "option":
-            guard statement.count >= 3, statement[1] == .word(Array("vendor-encapsulated-options".utf8)) else { return }
-            block.vendorSpecific = optionValue(statement[2...])
+            guard statement.count >= 3, case .word(let name) = statement[1] else { return }
+            applyOption(String(decoding: name, as: UTF8.self), value: statement[2...], to: &block)
+        default:
+            break
+        }
+    }
+
+    /// The options read from an `option NAME VALUE;` statement; others are ignored.
+    private static func applyOption(_ name: String, value: ArraySlice<DhclientToken>, to block: inout DhclientLeaseBlock) {
+        switch name {
+        case "vendor-encapsulated-options":
+            block.vendorSpecific = optionValue(value)
+        case "domain-name-servers":
+            var words: [UInt8] = []
+            for case .word(let word) in value { words += word + [UInt8(ascii: " ")] }
+            block.dnsServers = DHCPLeaseParser.dnsServers(text: String(decoding: words, as: UTF8.self))
+        case "default-url", "option-114", "unknown-114":
+            block.captivePortalURL = DHCPLeaseParser.captivePortalURL(optionValue(value))
         default:
             break
         }

@@ -28,14 +28,15 @@
 /// ```
 ///
 /// Parsing follows RFC 2131 §4.1 and RFC 3396: options are read from the options field, then
-/// from `file` and then `sname` when option 52 (overload) says so; several instances of option
-/// 43 are concatenated in that order. Every read is bounds-checked: an option whose length runs
+/// from `file` and then `sname` when option 52 (overload) says so; several instances of options
+/// 43, 6 and 114 are concatenated in that order. Every read is bounds-checked: an option whose length runs
 /// past its area ends that area (options before it still count).
 extension DHCPLeaseParser {
     /// BOOTP magic cookie that marks DHCP options (RFC 2131 §3).
     static let magicCookie: [UInt8] = [99, 130, 83, 99]
 
-    /// The `ANDROID_METERED` hint and address in a dhcpcd lease file.
+    /// The `ANDROID_METERED` hint, address, DNS servers (option 6) and captive-portal URL
+    /// (option 114) in a dhcpcd lease file.
     ///
     /// - Returns: `nil` when `bytes` is not a DHCP message: shorter than the 236-byte BOOTP
     ///   header plus the 4-byte cookie, or without the magic cookie.
@@ -52,12 +53,17 @@ extension DHCPLeaseParser {
             if overload & 2 != 0 { scan.read(bytes, from: 44, to: 108) }
         }
         let address = dottedQuad(bytes, at: 16) ?? dottedQuad(bytes, at: 12)
-        return DHCPLeaseHints(vendorSpecific: scan.vendorSpecific, address: address)
+        return DHCPLeaseHints(
+            vendorSpecific: scan.options[vendorSpecificOption], address: address,
+            dnsServers: scan.options[dnsServersOption].map { dnsServers(option: $0) } ?? [],
+            captivePortalURL: scan.options[captivePortalOption].flatMap(captivePortalURL))
     }
 
-    /// Option 43 and option 52 collected across the option areas.
+    /// Options 43, 6 and 114 (each instance appended to the ones before, RFC 3396) and option
+    /// 52 collected across the option areas.
     private struct OptionScan {
-        var vendorSpecific: [UInt8]?
+        static let collected: Set<UInt8> = [vendorSpecificOption, dnsServersOption, captivePortalOption]
+        var options: [UInt8: [UInt8]] = [:]
         var overload: UInt8?
 
         /// Reads the options in `bytes[start..<end]` up to END, the end of the area, or the
@@ -76,13 +82,10 @@ extension DHCPLeaseParser {
                 let length = Int(bytes[index + 1])
                 let dataStart = index + 2
                 guard dataStart + length <= end else { return }
-                switch code {
-                case DHCPLeaseParser.vendorSpecificOption:
-                    vendorSpecific = (vendorSpecific ?? []) + bytes[dataStart..<(dataStart + length)]
-                case 52 where length >= 1 && overload == nil:
+                if Self.collected.contains(code) {
+                    options[code, default: []] += bytes[dataStart..<(dataStart + length)]
+                } else if code == 52, length >= 1, overload == nil {
                     overload = bytes[dataStart]
-                default:
-                    break
                 }
                 index = dataStart + length
             }

@@ -43,15 +43,28 @@
 ///   address and no hint. NetworkManager itself exposes the hint over D-Bus as `Metered`.
 ///
 /// Both generations share the networkd syntax, so one parser serves them.
+///
+/// ## DNS servers and the captive-portal URL
+///
+/// Option 6 is saved as `DNS=` followed by the addresses separated by spaces
+/// (`serialize_in_addrs()`), and only when the lease has some. Option 114 is parsed by networkd
+/// (`lease_parse_captive_portal()`, v254 and later) but `dhcp_lease_save()` does not write it
+/// to the lease file (checked against the v255-era source): networkd writes the portal URL
+/// that applies to the link, from DHCPv4, DHCPv6 or a router advertisement, to the link state
+/// file instead, read by ``NetworkdLinkState``. A `CAPTIVE_PORTAL=` line in a lease file is
+/// still read, for other writers of this layout.
 extension DHCPLeaseParser {
-    /// The `ANDROID_METERED` hint and address in a systemd-networkd lease file.
+    /// The `ANDROID_METERED` hint, address, DNS servers and captive-portal URL in a
+    /// systemd-networkd lease file.
     ///
     /// Never fails: text that is not a lease yields hints with nothing set.
     public static func hints(networkd text: String) -> DHCPLeaseHints {
         let values = keyValues(text)
         let vendor = values["VENDOR_SPECIFIC"].map(decodeVendorSpecific)
         let address = values["ADDRESS"].flatMap { validIPv4($0[...]) }
-        return DHCPLeaseHints(vendorSpecific: vendor, address: address)
+        let servers = values["DNS"].map { dnsServers(text: $0) } ?? []
+        let portal = values["CAPTIVE_PORTAL"].flatMap { captivePortalURL(Array($0.utf8)) }
+        return DHCPLeaseHints(vendorSpecific: vendor, address: address, dnsServers: servers, captivePortalURL: portal)
     }
 
     /// The `ANDROID_METERED` hint and address in a NetworkManager internal-client lease file

@@ -115,11 +115,17 @@ public struct DHCPHints: Sendable, Hashable {
     public var androidMetered: Bool
     /// The lease file the hint was read from, for evidence.
     public var leaseFile: String
+    /// The DNS servers the lease names (option 6), for probes that resolve through this link.
+    public var dnsServers: [String]
+    /// The RFC 8908 captive-portal API URL the network announced (option 114, RFC 8910).
+    public var captivePortalURL: String?
 
     /// Hints read from the lease file `leaseFile`.
-    public init(androidMetered: Bool, leaseFile: String) {
+    public init(androidMetered: Bool, leaseFile: String, dnsServers: [String] = [], captivePortalURL: String? = nil) {
         self.androidMetered = androidMetered
         self.leaseFile = leaseFile
+        self.dnsServers = dnsServers
+        self.captivePortalURL = captivePortalURL
     }
 }
 

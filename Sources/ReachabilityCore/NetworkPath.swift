@@ -2,7 +2,7 @@
 ///
 /// Its JSON form is a stable contract (see the README), written by ``PathJSON`` and read back
 /// with `Decodable`:
-/// `{"status","expensive","ipv4","ipv6","primary","underlay","interfaces","identity"}`.
+/// `{"status","expensive","ipv4","ipv6","primary","underlay","interfaces","identity","connectivity","portalURL"}`.
 public struct NetworkPath: Sendable, Hashable, Decodable {
     /// The transport of the path, in the vocabulary of Apple's reachability APIs.
     public enum Status: String, Sendable, Hashable, Codable, CaseIterable {
@@ -25,12 +25,18 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
     public var interfaces: [Interface]
     /// Which network the path leads into: changes on a move between networks of the same type.
     public var identity: PathIdentity
+    /// Whether the path really reaches the Internet. Without probing (the default) a routed
+    /// path is ``Connectivity/unknown``; with it, the primary interface's validation.
+    public var connectivity: Connectivity
+    /// The captive portal's login page when ``connectivity`` is ``Connectivity/portal`` and
+    /// the portal named it.
+    public var portalURL: String?
 
     /// A path given field by field (``PathEvaluator`` computes them; tests and fakes write them).
     public init(
         status: Status, isExpensive: Bool = false, ipv4: Bool = false, ipv6: Bool = false,
         primary: InterfaceReference? = nil, underlay: InterfaceReference? = nil, interfaces: [Interface] = [],
-        identity: PathIdentity = .none
+        identity: PathIdentity = .none, connectivity: Connectivity? = nil, portalURL: String? = nil
     ) {
         self.status = status
         self.isExpensive = isExpensive
@@ -40,6 +46,8 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
         self.underlay = underlay
         self.interfaces = interfaces
         self.identity = identity
+        self.connectivity = connectivity ?? (status == .unreachable ? .none : .unknown)
+        self.portalURL = portalURL
     }
 
     /// A path that reaches nothing.
@@ -56,7 +64,7 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
     public func interface(named name: String) -> Interface? { interfaces.first { $0.name == name } }
 
     enum CodingKeys: String, CodingKey {
-        case status, isExpensive = "expensive", ipv4, ipv6, primary, underlay, interfaces, identity
+        case status, isExpensive = "expensive", ipv4, ipv6, primary, underlay, interfaces, identity, connectivity, portalURL
     }
 
     public init(from decoder: any Decoder) throws {
@@ -69,6 +77,9 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
         underlay = try container.decodeIfPresent(InterfaceReference.self, forKey: .underlay)
         interfaces = try container.decode([Interface].self, forKey: .interfaces)
         identity = try container.decodeIfPresent(PathIdentity.self, forKey: .identity) ?? .none
+        // Written since validation exists; an older writer's path reads as not probed.
+        connectivity = try container.decodeIfPresent(Connectivity.self, forKey: .connectivity) ?? (status == .unreachable ? .none : .unknown)
+        portalURL = try container.decodeIfPresent(String.self, forKey: .portalURL)
     }
 
 }
@@ -107,11 +118,13 @@ public struct Interface: Sendable, Hashable, Decodable {
     public var addresses: [String]
     /// Every signal the classifier considered, the decisive one marked (text only in JSON).
     public var evidence: [Evidence]
+    /// What probing found on this interface, when it is an uplink and probing is on; nil otherwise.
+    public var validation: InterfaceValidation?
 
     /// An interface given field by field.
     public init(
         name: String, index: Int32, type: InterfaceType, isExpensive: Bool, isUp: Bool, isRunning: Bool,
-        addresses: [String] = [], evidence: [Evidence] = []
+        addresses: [String] = [], evidence: [Evidence] = [], validation: InterfaceValidation? = nil
     ) {
         self.name = name
         self.index = index
@@ -121,10 +134,11 @@ public struct Interface: Sendable, Hashable, Decodable {
         self.isRunning = isRunning
         self.addresses = addresses
         self.evidence = evidence
+        self.validation = validation
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, index, type, isExpensive = "expensive", isUp = "up", isRunning = "running", addresses, evidence
+        case name, index, type, isExpensive = "expensive", isUp = "up", isRunning = "running", addresses, evidence, validation
     }
 
     public init(from decoder: any Decoder) throws {
@@ -138,5 +152,6 @@ public struct Interface: Sendable, Hashable, Decodable {
         // Offline listings (sysfs only) carry no addresses.
         addresses = try container.decodeIfPresent([String].self, forKey: .addresses) ?? []
         evidence = try container.decode([String].self, forKey: .evidence).map(Evidence.init(text:))
+        validation = try container.decodeIfPresent(InterfaceValidation.self, forKey: .validation)
     }
 }

@@ -44,7 +44,7 @@ public struct PathEvaluator: Sendable {
         let ipv6 = view.reachable(.ipv6, through: egress6?.index)
         let primaryFamily: AddressFamily? = ipv4 ? .ipv4 : (ipv6 ? .ipv6 : nil)
         guard let primaryFamily, let primary = primaryFamily == .ipv4 ? egress4 : egress6, let primaryFacts = view.facts(primary.index) else {
-            return NetworkPath(status: .unreachable, interfaces: interfaces)
+            return NetworkPath(status: .unreachable, interfaces: interfaces, connectivity: Self.unroutedConnectivity(snapshot, view))
         }
         let underlay = view.underlay(of: primary.index, family: primaryFamily, marked: snapshot.markedLookups)
 
@@ -66,6 +66,16 @@ public struct PathEvaluator: Sendable {
             status: Self.status(underlay.map(view.type) ?? view.type(primary.index)), isExpensive: expensive, ipv4: ipv4, ipv6: ipv6,
             primary: InterfaceReference(name: primaryFacts.name, type: view.type(primary.index)),
             underlay: underlay.flatMap(view.reference), interfaces: interfaces, identity: identity)
+    }
+
+    /// Without a usable default route: `local` when a running interface other than loopback has
+    /// a global address (a LAN without a way out), `none` otherwise. Known without a probe.
+    static func unroutedConnectivity(_ snapshot: NetworkSnapshot, _ view: SnapshotView) -> Connectivity {
+        let hasLocalNetwork = snapshot.interfaces.contains { facts in
+            view.type(facts.index) != .loopback && (facts.flags?.canCarryTraffic ?? false)
+                && view.addresses[facts.index, default: []].contains(where: \.isUsableForInternet)
+        }
+        return hasLocalNetwork ? .local : .none
     }
 
     /// Where traffic to each looked-up destination would go, with its transport and cost.
@@ -116,7 +126,7 @@ public struct PathEvaluator: Sendable {
 }
 
 /// A snapshot indexed for evaluation.
-private struct SnapshotView {
+struct SnapshotView {
     struct Egress {
         var index: Int32
         var gateway: String?

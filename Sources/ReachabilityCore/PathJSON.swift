@@ -8,12 +8,14 @@ public enum PathJSON {
     public static func text(_ path: NetworkPath, time: String? = nil) -> String {
         var out = "{"
         if let time { out += "\"time\":\(string(time))," }
+        out += "\"connectivity\":\(string(path.connectivity.rawValue)),"
         out += "\"expensive\":\(path.isExpensive),\"identity\":\(text(path.identity)),\"interfaces\":["
         for (offset, interface) in path.interfaces.enumerated() {
             if offset > 0 { out += "," }
             out += text(interface)
         }
-        out += "],\"ipv4\":\(path.ipv4),\"ipv6\":\(path.ipv6),\"primary\":\(reference(path.primary)),"
+        out += "],\"ipv4\":\(path.ipv4),\"ipv6\":\(path.ipv6),\"portalURL\":\(optional(path.portalURL)),"
+        out += "\"primary\":\(reference(path.primary)),"
         out += "\"status\":\(string(path.status.rawValue)),\"underlay\":\(reference(path.underlay))}"
         return out
     }
@@ -29,8 +31,24 @@ public enum PathJSON {
             out += string(evidence.description)
         }
         return out + "],\"expensive\":\(interface.isExpensive),\"index\":\(interface.index),\"name\":\(string(interface.name)),"
-            + "\"running\":\(interface.isRunning),\"type\":\(string(interface.type.rawValue)),\"up\":\(interface.isUp)}"
+            + "\"running\":\(interface.isRunning),\"type\":\(string(interface.type.rawValue)),\"up\":\(interface.isUp),"
+            + "\"validation\":\(interface.validation.map(text) ?? "null")}"
     }
+
+    /// What probing found on an interface: `{"connectivity","portalURL","probes"}`.
+    static func text(_ validation: InterfaceValidation) -> String {
+        "{\"connectivity\":\(string(validation.connectivity.rawValue)),\"portalURL\":\(optional(validation.portalURL)),"
+            + "\"probes\":[" + validation.probes.map(text).joined(separator: ",") + "]}"
+    }
+
+    /// One probe's record, keys sorted.
+    static func text(_ probe: ProbeRecord) -> String {
+        "{\"address\":\(optional(probe.address)),\"detail\":\(string(probe.detail)),\"interface\":\(string(probe.interface)),"
+            + "\"kind\":\(string(probe.kind.rawValue)),\"milliseconds\":\(probe.milliseconds),\"outcome\":\(string(probe.outcome.rawValue)),"
+            + "\"portalURL\":\(optional(probe.portalURL)),\"startedAt\":\(probe.startedAt),\"url\":\(string(probe.url))}"
+    }
+
+    static func optional(_ value: String?) -> String { value.map(string) ?? "null" }
 
     /// A JSON array of interfaces (`reach interfaces --json`), each written as on its own.
     public static func text(_ interfaces: [Interface], withAddresses: Bool = true) -> String {

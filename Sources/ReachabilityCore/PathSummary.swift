@@ -1,6 +1,6 @@
 /// The part of a ``NetworkPath`` that says how this host is connected, without the interface
-/// list: status, cost, reachable families, primary and underlay interfaces, and the network's
-/// identity. A docker veth appearing or an address on an unrelated interface changes the path
+/// list: status, cost, reachable families, primary and underlay interfaces, the network's
+/// identity and its validated connectivity. A docker veth appearing or an address on an unrelated interface changes the path
 /// but not its summary; a move to another Wi-Fi network changes the summary (its identity).
 ///
 /// `monitor.paths(distinctBy: \.summary)` publishes changes of this value, deduplicated before
@@ -20,6 +20,10 @@ public struct PathSummary: Sendable, Hashable {
     public var underlay: InterfaceReference?
     /// Which network the path leads into (``NetworkPath/identity``).
     public var identity: PathIdentity
+    /// Whether it reaches the Internet (``NetworkPath/connectivity``).
+    public var connectivity: Connectivity
+    /// The captive portal's page (``NetworkPath/portalURL``).
+    public var portalURL: String?
 
     /// The summary of `path`: everything but its interface list.
     public init(_ path: NetworkPath) {
@@ -30,13 +34,17 @@ public struct PathSummary: Sendable, Hashable {
         primary = path.primary
         underlay = path.underlay
         identity = path.identity
+        connectivity = path.connectivity
+        portalURL = path.portalURL
     }
 
-    /// Everything but the identity is the same: the host moved to another network of the same
+    /// Everything but the identity (and what validation found) is the same: the host moved to another network of the same
     /// kind (another Wi-Fi, a new gateway) rather than changing how it is connected.
     public func isSameConnection(as other: PathSummary) -> Bool {
         var copy = other
         copy.identity = identity
+        copy.connectivity = connectivity
+        copy.portalURL = portalURL
         return copy == self
     }
 }

@@ -12,18 +12,32 @@ public struct TransferNetwork: Sendable, Hashable, CustomStringConvertible {
     /// The egress interface, when known (for a tunnel, the tunnel; the transport is the
     /// underlay's).
     public var interface: InterfaceReference?
+    /// What validation found on the egress, for traffic that leaves through a gateway:
+    /// ``Connectivity/unknown`` while its first round is out; nil when not probing, or for an
+    /// on-link (LAN) destination, which needs no Internet.
+    public var connectivity: Connectivity?
+    /// The captive portal's page, when ``connectivity`` is ``Connectivity/portal``.
+    public var portalURL: String?
 
-    /// A network given field by field; by default inexpensive and not local.
-    public init(status: NetworkPath.Status, isExpensive: Bool = false, isLocal: Bool = false, interface: InterfaceReference? = nil) {
+    /// A network given field by field; by default inexpensive, not local, not validated.
+    public init(
+        status: NetworkPath.Status, isExpensive: Bool = false, isLocal: Bool = false, interface: InterfaceReference? = nil,
+        connectivity: Connectivity? = nil, portalURL: String? = nil
+    ) {
         self.status = status
         self.isExpensive = isExpensive
         self.isLocal = isLocal
         self.interface = interface
+        self.connectivity = connectivity
+        self.portalURL = portalURL
     }
 
-    /// The default path's network.
+    /// The default path's network; its connectivity is the primary interface's validation.
     public init(path: NetworkPath) {
-        self.init(status: path.status, isExpensive: path.isExpensive, interface: path.primary)
+        let validation = path.primary.flatMap { path.interface(named: $0.name)?.validation }
+        self.init(
+            status: path.status, isExpensive: path.isExpensive, interface: path.primary, connectivity: validation?.connectivity,
+            portalURL: validation?.portalURL)
     }
 
     /// The network of one route to a destination; an unusable egress is `unreachable`.
@@ -54,6 +68,7 @@ public struct TransferNetwork: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         if isLocal { return "local" }
         let name = interface.map { " via \($0.name)" } ?? ""
-        return "\(status)\(isExpensive ? " (expensive)" : "")\(name)"
+        let validated = connectivity.map { isReachable ? ", \($0)" : "" } ?? ""
+        return "\(status)\(isExpensive ? " (expensive)" : "")\(name)\(validated)"
     }
 }

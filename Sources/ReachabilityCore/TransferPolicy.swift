@@ -51,6 +51,13 @@ public enum TransferWaitReason: Sendable, Hashable, CustomStringConvertible {
     case overExpensiveSizeLimit(limit: Int64)
     /// The path allows it again, but has not done so for long enough yet (hysteresis).
     case settling(remaining: Duration)
+    /// Validation found that the network does not reach the Internet (`limited`, or `partial`:
+    /// HTTPS blocked).
+    case noInternet
+    /// A captive portal holds the network: log in at the URL (when the portal named one).
+    case captivePortal(url: String?)
+    /// Probing is on and the network's first round of probes has not answered yet.
+    case checkingInternet
 
     public var description: String {
         switch self {
@@ -61,6 +68,9 @@ public enum TransferWaitReason: Sendable, Hashable, CustomStringConvertible {
         case .overCellularSizeLimit(let limit): "larger than the cellular limit of \(ByteCount.text(limit))"
         case .overExpensiveSizeLimit(let limit): "larger than the metered-network limit of \(ByteCount.text(limit))"
         case .settling(let remaining): "network changed; resuming in \(ByteCount.seconds(remaining))"
+        case .noInternet: "network has no Internet access"
+        case .captivePortal(let url): "captive portal" + (url.map { ": log in at \($0)" } ?? "")
+        case .checkingInternet: "checking Internet access"
         }
     }
 
@@ -74,6 +84,9 @@ public enum TransferWaitReason: Sendable, Hashable, CustomStringConvertible {
         case .overCellularSizeLimit: "overCellularSizeLimit"
         case .overExpensiveSizeLimit: "overExpensiveSizeLimit"
         case .settling: "settling"
+        case .noInternet: "noInternet"
+        case .captivePortal: "captivePortal"
+        case .checkingInternet: "checkingInternet"
         }
     }
 }
@@ -105,13 +118,19 @@ public struct TransferPolicy: Sendable, Hashable {
     /// After a pause, how long the path must keep allowing before the transfer resumes, so a
     /// Wi-Fi roam or a flapping link does not start and stop it repeatedly. Pausing is immediate.
     public var resumeAfter: Duration
+    /// When the network is being validated, wait unless it is `full`: behind a portal
+    /// (``TransferWaitReason/captivePortal(url:)``), without the Internet
+    /// (``TransferWaitReason/noInternet``), or until the first probes answer
+    /// (``TransferWaitReason/checkingInternet``). Without probing this never waits.
+    public var requiresInternet: Bool
 
-    /// A policy; by default every reachable path is allowed, without size limits, and a paused
-    /// transfer resumes after the path has allowed it for 2 seconds.
+    /// A policy; by default every reachable path is allowed, without size limits, a paused
+    /// transfer resumes after the path has allowed it for 2 seconds, and a network that
+    /// validation found without the Internet waits.
     public init(
         allowedStatuses: Set<NetworkPath.Status> = [.wifi, .cellular, .wired, .other], allowsCellular: Bool = true,
         allowsExpensive: Bool = true, cellularSizeLimit: Int64? = nil, expensiveSizeLimit: Int64? = nil,
-        resumeAfter: Duration = .seconds(2)
+        resumeAfter: Duration = .seconds(2), requiresInternet: Bool = true
     ) {
         self.allowedStatuses = allowedStatuses
         self.allowsCellular = allowsCellular
@@ -119,6 +138,7 @@ public struct TransferPolicy: Sendable, Hashable {
         self.cellularSizeLimit = cellularSizeLimit
         self.expensiveSizeLimit = expensiveSizeLimit
         self.resumeAfter = resumeAfter
+        self.requiresInternet = requiresInternet
     }
 
     /// Anything reachable.
@@ -144,6 +164,10 @@ public struct TransferPolicy: Sendable, Hashable {
         if network.status == .cellular && !allowsCellular { return .wait(.cellularNotAllowed) }
         if network.isExpensive && !allowsExpensive { return .wait(.expensiveNotAllowed) }
         guard allowedStatuses.contains(network.status) else { return .wait(.typeNotAllowed(network.status)) }
+        if requiresInternet, let connectivity = network.connectivity, connectivity != .full {
+            if connectivity == .portal { return .wait(.captivePortal(url: network.portalURL)) }
+            return .wait(connectivity == .unknown ? .checkingInternet : .noInternet)
+        }
         guard transfer.priority != .userInitiated else { return .allow }
         // Each limit is a budget: what is left of it must cover the bytes still to move (when
         // known), and an exhausted budget stops a transfer of unknown size too.

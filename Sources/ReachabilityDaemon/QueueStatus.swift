@@ -47,6 +47,12 @@ enum QueueStatus {
             return QueueReason(code: "overMeteredLimit", message: "queued for an unmetered network: \(reason)")
         case .settling:
             return QueueReason(code: "settling", message: reason.description)
+        case .noInternet:
+            return QueueReason(code: "waitingForInternet", message: "waiting for the Internet: \(reason)")
+        case .captivePortal:
+            return QueueReason(code: "captivePortal", message: "waiting behind a \(reason)")
+        case .checkingInternet:
+            return QueueReason(code: "checkingInternet", message: "waiting while \(reason)")
         }
     }
 }

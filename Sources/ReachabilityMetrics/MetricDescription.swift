@@ -13,6 +13,10 @@ extension MetricDescription {
     static let pathExpensive = MetricDescription(
         name: "reach_path_expensive",
         help: "1 if traffic over the current path is paid for by volume (cellular, a tethered phone, a rule), else 0.")
+    static let pathConnectivity = MetricDescription(
+        name: "reach_path_connectivity",
+        help: "What connectivity validation found for the current path, as a state set: 1 for the current value "
+            + "(unknown when not probing), 0 for the others.")
     static let interfaceInfo = MetricDescription(
         name: "reach_interface_info",
         help: "1 for each interface in the current path, with its name, classified type and own cost; "
@@ -35,6 +39,6 @@ extension MetricDescription {
 
     /// Every family, for the factory's help lookup.
     static let all: [MetricDescription] = [
-        pathStatus, pathExpensive, interfaceInfo, pathChanges, netlinkOverflows, jobs, transferBytes, pausedSeconds,
+        pathStatus, pathExpensive, pathConnectivity, interfaceInfo, pathChanges, netlinkOverflows, jobs, transferBytes, pausedSeconds,
     ]
 }

@@ -6,6 +6,7 @@ struct PathMetrics {
     private let factory: any MetricsFactory
     private let statusGauges: [NetworkPath.Status: Gauge]
     private let expensive: Gauge
+    private let connectivityGauges: [Connectivity: Gauge]
     private let changes: Counter
     private var interfaceGauges: [PathShape.InterfaceSeries: Gauge] = [:]
     private var previous: PathShape?
@@ -22,11 +23,20 @@ struct PathMetrics {
         self.statusGauges = statusGauges
         expensive = Gauge(label: MetricDescription.pathExpensive.name, factory: factory)
         expensive.record(0)
+        var connectivityGauges: [Connectivity: Gauge] = [:]
+        for connectivity in Connectivity.all {
+            let gauge = Gauge(
+                label: MetricDescription.pathConnectivity.name, dimensions: [("connectivity", connectivity.rawValue)], factory: factory)
+            gauge.record(connectivity == .unknown ? 1 : 0)
+            connectivityGauges[connectivity] = gauge
+        }
+        self.connectivityGauges = connectivityGauges
         changes = Counter(label: MetricDescription.pathChanges.name, factory: factory)
     }
 
     mutating func observe(_ path: NetworkPath) {
         let shape = PathShape(path)
+        for (connectivity, gauge) in connectivityGauges { gauge.record(connectivity == path.connectivity ? 1 : 0) }
         guard shape != previous else { return }
         if previous != nil { changes.increment() }
         previous = shape

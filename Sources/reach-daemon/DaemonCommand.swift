@@ -43,15 +43,15 @@ struct DaemonCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let monitorConfiguration: MonitorConfiguration
-        do { monitorConfiguration = try global.monitorConfiguration() } catch { throw failure(error) }
+        let monitor: NetworkMonitor
+        do { monitor = try global.monitor() } catch { throw failure(error) }
         var configuration = DaemonConfiguration(
             stateDirectory: stateDirectory ?? DaemonPaths.stateDirectory(), socketPath: socket ?? DaemonPaths.socket())
         configuration.metricsListen = try metricsListen.map(MetricsAddress.parse).map { DaemonConfiguration.ListenAddress(host: $0.host, port: $0.port) }
         configuration.perHost = perHost
         configuration.maxRunning = maxRunning
         do {
-            try await ReachDaemon(configuration: configuration, monitor: NetworkMonitor(configuration: monitorConfiguration)).run()
+            try await ReachDaemon(configuration: configuration, monitor: monitor).run()
         } catch {
             printError("reach daemon: \(error)")
             throw ExitCode(1)

@@ -111,7 +111,7 @@ struct GetCommand: AsyncParsableCommand {
 
     func run() async throws {
         let monitor: NetworkMonitor
-        do { monitor = NetworkMonitor(configuration: try global.monitorConfiguration()) } catch { throw failure(error) }
+        do { monitor = try global.monitor() } catch { throw failure(error) }
         let downloader = Downloader()
         defer { downloader.shutdown() }
         let engine = TransferEngine(monitor: monitor, downloader: downloader, configuration: .init(perHost: perHost, maxRunning: 64))

@@ -95,7 +95,7 @@ struct UploadCommand: AsyncParsableCommand {
         var policy = TransferPolicy(allowsCellular: !noCellular, allowsExpensive: !noExpensive, resumeAfter: try OptionChecks.seconds(settle, option: "--settle"))
         policy.cellularSizeLimit = maxCellular.flatMap(ByteCount.parse)
         let monitor: NetworkMonitor
-        do { monitor = NetworkMonitor(configuration: try global.monitorConfiguration()) } catch { throw failure(error) }
+        do { monitor = try global.monitor() } catch { throw failure(error) }
         let downloader = Downloader()
         defer { downloader.shutdown() }
         let engine = TransferEngine(monitor: monitor, downloader: downloader)

@@ -44,7 +44,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: "any, wifi, wired or unmetered (not expensive).")
+    @Option(help: "any, wifi, wired, unmetered (not expensive), or internet (validated: needs --probe).")
     var when: Condition = .unmetered
 
     @Option(
@@ -76,7 +76,10 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let arguments = command.first == "--" ? Array(command.dropFirst()) : command
         let monitor: NetworkMonitor
-        do { monitor = NetworkMonitor(configuration: try global.monitorConfiguration()) } catch { throw failure(error) }
+        do { monitor = try global.monitor() } catch { throw failure(error) }
+        if when == .internet && !monitor.isValidating {
+            throw failure(UsageFailure(message: "--when internet needs a probe: --probe URL, or `probe = URL` in --config"))
+        }
         var policy = when.policy
         policy.resumeAfter = try OptionChecks.seconds(settle, option: "--settle")
         let signals = RunSignals()

@@ -7,12 +7,20 @@ struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Print the current path once.",
-        discussion: "Exit status 0 when the network is reachable, 2 when it is not.")
+        discussion: """
+            Exit status 0 when the network is reachable, 2 when it is not. Connectivity is not \
+            validated unless --probe URL (or `probe = URL` in --config) is given: then every uplink \
+            is probed once, within --probe-timeout, and the exit status is 0 only when the path's \
+            connectivity is full. --explain says what was probed, when, and the answers.
+            """)
 
     @OptionGroup var global: GlobalOptions
 
     @Flag(help: "Print the path as one JSON object.")
     var json = false
+
+    @Flag(help: "After the summary, say how connectivity was judged: each probe, its answer and when.")
+    var explain = false
 
     @Option(name: .customLong("to"), help: ArgumentHelp("Answer for traffic to this host or address instead: interface, type and cost per address family.", valueName: "HOST"))
     var destination: String?
@@ -23,13 +31,20 @@ struct StatusCommand: AsyncParsableCommand {
             return
         }
         let path: NetworkPath
+        let probing: Bool
         do {
-            path = try NetworkMonitor(configuration: global.monitorConfiguration()).currentPath()
+            let monitor = try global.monitor()
+            probing = monitor.isValidating
+            path = try await monitor.validatedPath()
         } catch {
             throw failure(error)
         }
         printLine(json ? PathFormatter.json(path) : PathFormatter.summary(path))
-        if !path.isReachable { throw ExitCode(2) }
+        if explain && !json {
+            printLine(ConnectivityFormatter.line(path, probing: probing))
+            for line in ConnectivityFormatter.explain(path) { printLine(line) }
+        }
+        if !path.isReachable || (probing && path.connectivity != .full) { throw ExitCode(2) }
     }
 
     /// `--to HOST`: exit 0 when a usable route leads there (an address of this host is
@@ -37,7 +52,7 @@ struct StatusCommand: AsyncParsableCommand {
     private func runDestination(_ host: String) throws {
         let routes: [DestinationRoute]
         do {
-            routes = try NetworkMonitor(configuration: global.monitorConfiguration()).routes(to: host)
+            routes = try global.monitor().routes(to: host)
         } catch let error as HostResolutionError {
             printError("reach: \(error)")
             throw ExitCode(2)

@@ -15,7 +15,9 @@ struct WaitCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .customLong("for"), help: "any, wifi, wired or unmetered (not expensive).")
+    @Option(
+        name: .customLong("for"),
+        help: "any, wifi, wired, unmetered (not expensive), or internet (validated: needs --probe). With --probe, each also waits for full connectivity.")
     var condition: Condition = .any
 
     @Option(help: ArgumentHelp("Give up after this many seconds (0 to 1000000000; default: wait forever).", valueName: "SECONDS"))
@@ -32,7 +34,10 @@ struct WaitCommand: AsyncParsableCommand {
         let satisfied: TransferNetwork?
         let monitor: NetworkMonitor
         do {
-            monitor = NetworkMonitor(configuration: try global.monitorConfiguration())
+            monitor = try global.monitor()
+            if condition == .internet && !monitor.isValidating {
+                throw UsageFailure(message: "--for internet needs a probe: --probe URL, or `probe = URL` in --config")
+            }
             let gate = TransferGate(monitor: monitor, policy: condition.policy)
             if let timeout {
                 satisfied = try await gate.waitUntilAllowed(timeout: try OptionChecks.seconds(timeout, option: "--timeout"))

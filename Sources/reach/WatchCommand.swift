@@ -10,7 +10,8 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             A change is a change of the path's summary: status, cost, reachable families, primary \
             or underlay interface, or the network's identity (gateway, address prefix, interface \
-            index): moving from one Wi-Fi network to another is a change. Other churn (a \
+            index): moving from one Wi-Fi network to another is a change. With --probe, so is a \
+            change of connectivity (a portal found, the Internet confirmed). Other churn (a \
             container's veth appearing) is dropped before the debounce, so it never delays a \
             line. With --all-changes, any change of the published path counts, including \
             interfaces appearing, addresses and evidence.
@@ -33,7 +34,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let monitor = NetworkMonitor(configuration: try global.monitorConfiguration())
+            let monitor = try global.monitor()
             let paths = allChanges
                 ? monitor.paths(distinctBy: { $0 }, debounce: .milliseconds(debounce))
                 : monitor.paths(distinctBy: \.summary, debounce: .milliseconds(debounce))
@@ -41,12 +42,18 @@ struct WatchCommand: AsyncParsableCommand {
             for try await path in paths {
                 let summary = path.summary
                 let networkMoved = previous.map { $0.isSameConnection(as: summary) && $0.identity != summary.identity } ?? false
+                // Without probes, connectivity only mirrors reachability (none, local, unknown): no news.
+                let connectivityChange = previous.flatMap { old in
+                    monitor.isValidating && old.connectivity != summary.connectivity
+                        ? " (connectivity \(old.connectivity) -> \(summary.connectivity))" : nil
+                }
                 previous = summary
                 let time = Timestamp.now()
                 if json {
                     printLine(PathFormatter.jsonLine(path, time: time))
                 } else {
-                    let detail = networkMoved ? " (network changed: \(PathFormatter.identity(path.identity)))" : ""
+                    let detail = networkMoved
+                        ? " (network changed: \(PathFormatter.identity(path.identity)))" : (connectivityChange ?? "")
                     printLine("\(time)  \(PathFormatter.summary(path))\(detail)")
                 }
             }

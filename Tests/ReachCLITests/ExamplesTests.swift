@@ -28,6 +28,19 @@ struct ExamplesTests {
         #expect(lines.last == "now: unreachable")
     }
 
+    @Test func validatedPathProbesEachUplinkAndFindsThePortal() async throws {
+        let network = try await PortalNetwork(dns: .answer)
+        defer { network.stop() }
+        let full = try run([example("example-validated-path"), "http://\(PortalNetwork.internetAddress)/generate_204"], in: network.client)
+        #expect(full.status == 0, "\(full.stderr)")
+        let lines = full.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "full -", "\(full.stdout)")
+        #expect(lines.contains("va full [\"204 No Content\"]"), "\(full.stdout)")
+        #expect(lines.contains("wa full [\"204 No Content\"]"), "\(full.stdout)")
+        let portal = try run([example("example-validated-path"), "http://\(PortalNetwork.portalAddress)/generate_204"], in: network.client)
+        #expect(portal.stdout.hasPrefix("portal \(PortalNetwork.portalLoginURL)\n"), "\(portal.stdout)")
+    }
+
     @Test func gatedJobRunsOnTheRouteToLoopback() throws {
         let ns = try TestNamespace()
         let result = try run([example("example-gated-job"), "127.0.0.1"], in: ns)

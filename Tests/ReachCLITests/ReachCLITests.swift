@@ -179,7 +179,12 @@ struct ReachKernelTests {
         let result = try reach(["status", "--json", "--override", "va=cellular"], in: ns)
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["status", "expensive", "ipv4", "ipv6", "primary", "underlay", "interfaces", "identity"])
+        #expect(
+            Set(object.keys)
+                == ["status", "expensive", "ipv4", "ipv6", "primary", "underlay", "interfaces", "identity", "connectivity", "portalURL"])
+        // Not probing: nothing was validated, and the contract says so.
+        #expect(object["connectivity"] as? String == "unknown")
+        #expect(object["portalURL"] is NSNull)
         let identity = try #require(object["identity"] as? [String: Any])
         #expect(identity["interface"] as? String == "va")
         #expect(identity["gateways"] as? [String] == ["10.7.0.1"])
@@ -191,7 +196,8 @@ struct ReachKernelTests {
         let interfaces = try #require(object["interfaces"] as? [[String: Any]])
         #expect(interfaces.map { $0["name"] as? String } == ["lo", "vb", "va"])
         for interface in interfaces {
-            #expect(Set(interface.keys) == ["name", "index", "type", "expensive", "up", "running", "addresses", "evidence"])
+            #expect(Set(interface.keys) == ["name", "index", "type", "expensive", "up", "running", "addresses", "evidence", "validation"])
+            #expect(interface["validation"] is NSNull)
         }
         let va = try #require(interfaces.first { $0["name"] as? String == "va" })
         #expect(va["addresses"] as? [String] == ["10.7.0.2/24"] || (va["addresses"] as? [String])?.first == "10.7.0.2/24")
@@ -281,7 +287,7 @@ struct ReachOfflineTests {
             "docker0 virtual false", "wg0 tunnel false",
         ])
         for interface in interfaces {
-            #expect(Set(interface.keys) == ["name", "index", "type", "expensive", "up", "running", "evidence"])
+            #expect(Set(interface.keys) == ["name", "index", "type", "expensive", "up", "running", "evidence", "validation"])
         }
         let wifi = try #require(interfaces.first { $0["name"] as? String == "wlp0s20f3" })
         #expect((wifi["evidence"] as? [String])?.contains("DEVTYPE=wlan -> wifi [decided]") == true)

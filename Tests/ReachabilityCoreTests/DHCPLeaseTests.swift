@@ -554,3 +554,166 @@ struct DHCPLeaseFileCandidateTests {
         #expect(candidates.contains { $0.pattern == "var/lib/dhcpcd/\(name).lease" })
     }
 }
+
+// MARK: - DNS servers (option 6) and the captive-portal URL (option 114)
+
+/// One lease in any format and the DNS servers and portal URL it should yield.
+struct NetworkOptionsCase: Sendable, CustomTestStringConvertible {
+    var label: String
+    var format: DHCPLeaseFormat
+    var contents: [UInt8]
+    var dnsServers: [String]
+    var captivePortalURL: String?
+    var testDescription: String { "\(format): \(label)" }
+
+    init(_ label: String, _ format: DHCPLeaseFormat, text: String, dns: [String], portal: String?) {
+        self.init(label, format, bytes: Array(text.utf8), dns: dns, portal: portal)
+    }
+
+    init(_ label: String, _ format: DHCPLeaseFormat, bytes: [UInt8], dns: [String], portal: String?) {
+        self.label = label
+        self.format = format
+        contents = bytes
+        dnsServers = dns
+        captivePortalURL = portal
+    }
+}
+
+private let portalURL = "https://portal.example.net/api/capport?venue=cafe"
+
+private func dhclientLease(_ options: String) -> String {
+    "lease {\n  interface \"wlan0\";\n  fixed-address 10.20.0.7;\n\(options)  expire 4 2024/03/07 20:00:00;\n}\n"
+}
+
+private let networkOptionsCases: [NetworkOptionsCase] = [
+    // systemd-networkd and NetworkManager's KEY=VALUE layout.
+    NetworkOptionsCase("DNS as systemd writes it", .networkd, text: networkdMetered, dns: ["192.168.43.1"], portal: nil),
+    NetworkOptionsCase(
+        "several servers and a portal", .networkd,
+        text: "ADDRESS=10.20.0.7\nDNS=10.20.0.1 9.9.9.9  10.20.0.1\nCAPTIVE_PORTAL=\(portalURL)\n",
+        dns: ["10.20.0.1", "9.9.9.9"], portal: portalURL),
+    NetworkOptionsCase(
+        "bad entries dropped, quoted value", .networkd, text: "DNS=\"10.20.0.1 300.1.1.1 fe80::1 x 10.20.0.2\"\n",
+        dns: ["10.20.0.1", "10.20.0.2"], portal: nil),
+    NetworkOptionsCase(
+        "a portal that is not http(s) is dropped", .networkd, text: "CAPTIVE_PORTAL=urn:ietf:params:capport:unrestricted\n",
+        dns: [], portal: nil),
+    NetworkOptionsCase(
+        "nettools client: no options at all", .networkManager, text: "ADDRESS=10.42.0.57\n", dns: [], portal: nil),
+    NetworkOptionsCase(
+        "NetworkManager, systemd-based client", .networkManager, text: "DNS=10.42.0.1\nCAPTIVE_PORTAL=http://10.42.0.1/\n",
+        dns: ["10.42.0.1"], portal: "http://10.42.0.1/"),
+    // ISC dhclient.
+    NetworkOptionsCase("the hotspot fixture", .dhclient, text: dhclientHotspotString, dns: ["192.168.43.1"], portal: nil),
+    NetworkOptionsCase(
+        "comma-separated servers and default-url", .dhclient,
+        text: dhclientLease("  option domain-name-servers 10.20.0.1,10.20.0.2;\n  option default-url \"\(portalURL)\";\n"),
+        dns: ["10.20.0.1", "10.20.0.2"], portal: portalURL),
+    NetworkOptionsCase(
+        "servers with spaces after the commas", .dhclient,
+        text: dhclientLease("  option domain-name-servers 10.20.0.1, 10.20.0.2 ,10.20.0.3;\n"),
+        dns: ["10.20.0.1", "10.20.0.2", "10.20.0.3"], portal: nil),
+    NetworkOptionsCase(
+        "option 114 as unknown-114", .dhclient, text: dhclientLease("  option unknown-114 \"http://10.20.0.1/capport\";\n"),
+        dns: [], portal: "http://10.20.0.1/capport"),
+    NetworkOptionsCase(
+        "option 114 as dhclient 3's option-114, in hex", .dhclient,
+        text: dhclientLease("  option option-114 " + Array("https://a.b/".utf8).map { String($0, radix: 16) }.joined(separator: ":") + ";\n"),
+        dns: [], portal: "https://a.b/"),
+    NetworkOptionsCase(
+        "a default-url with a space is dropped", .dhclient, text: dhclientLease("  option default-url \"https://a.b/c d\";\n"),
+        dns: [], portal: nil),
+    NetworkOptionsCase(
+        "the last block wins for options too", .dhclient,
+        text: dhclientLease("  option domain-name-servers 10.1.1.1;\n  option default-url \"https://old.example/\";\n")
+            + dhclientLease("  option domain-name-servers 10.2.2.2;\n"),
+        dns: ["10.2.2.2"], portal: nil),
+    // dhcpcd: a raw DHCPACK.
+    NetworkOptionsCase(
+        "options 6 and 114", .dhcpcd,
+        bytes: dhcpMessage(options: option(53, [5]) + option(6, [10, 20, 0, 1, 9, 9, 9, 9]) + option(114, Array(portalURL.utf8)) + [255]),
+        dns: ["10.20.0.1", "9.9.9.9"], portal: portalURL),
+    NetworkOptionsCase(
+        "the Android hotspot ACK", .dhcpcd, bytes: meteredAck, dns: ["192.168.43.1"], portal: nil),
+    NetworkOptionsCase(
+        "option 6 of a length that is not a multiple of 4 is refused whole", .dhcpcd,
+        bytes: dhcpMessage(options: option(6, [10, 20, 0, 1, 9]) + [255]), dns: [], portal: nil),
+    NetworkOptionsCase(
+        "0.0.0.0 entries dropped", .dhcpcd, bytes: dhcpMessage(options: option(6, [0, 0, 0, 0, 10, 20, 0, 1]) + [255]),
+        dns: ["10.20.0.1"], portal: nil),
+    NetworkOptionsCase(
+        "option 114 split in two instances (RFC 3396), trailing NUL", .dhcpcd,
+        bytes: dhcpMessage(options: option(114, Array("https://portal".utf8)) + option(3, [10, 20, 0, 1])
+            + option(114, Array(".example/".utf8) + [0]) + [255]),
+        dns: [], portal: "https://portal.example/"),
+    NetworkOptionsCase(
+        "option 114 in the file field (overload)", .dhcpcd,
+        bytes: dhcpMessage(options: option(52, [1]) + [255], file: option(114, Array("http://10.0.0.1/".utf8)) + [255]),
+        dns: [], portal: "http://10.0.0.1/"),
+    NetworkOptionsCase(
+        "option 114 with a control byte is dropped", .dhcpcd,
+        bytes: dhcpMessage(options: option(114, Array("https://a.b/\n".utf8)) + [255]), dns: [], portal: nil),
+]
+
+@Suite("DHCP lease DNS servers and captive-portal URL")
+struct DHCPLeaseNetworkOptionsTests {
+    @Test("each format", arguments: networkOptionsCases)
+    func formats(_ row: NetworkOptionsCase) throws {
+        let hints = try #require(DHCPLeaseParser.hints(format: row.format, contents: row.contents, interface: "wlan0"))
+        #expect(hints.dnsServers == row.dnsServers)
+        #expect(hints.captivePortalURL == row.captivePortalURL)
+    }
+
+    @Test("which option 114 values are kept", arguments: [
+        ("https://portal.example/api", "https://portal.example/api"), ("HTTP://10.0.0.1:8080/x?y=1#z", "HTTP://10.0.0.1:8080/x?y=1#z"),
+        ("https://a", "https://a"), ("https://", nil), ("http:/x", nil), ("ftp://portal.example/", nil), ("portal.example", nil),
+        ("urn:ietf:params:capport:unrestricted", nil), ("https://a b", nil), ("https://ä.example/", nil), ("", nil),
+        ("https://a.b/\u{7F}", nil), ("https://a.b/\u{0}x", nil),
+    ] as [(String, String?)])
+    func urls(_ text: String, _ kept: String?) {
+        #expect(DHCPLeaseParser.captivePortalURL(Array(text.utf8)) == kept)
+        #expect(DHCPLeaseParser.captivePortalURL(Array(text.utf8) + [0, 0]) == kept)
+    }
+
+    @Test("the URL length limit")
+    func urlLimit() {
+        let prefix = "https://portal.example/"
+        let longest = prefix + String(repeating: "a", count: DHCPLeaseParser.captivePortalURLLimit - prefix.count)
+        #expect(DHCPLeaseParser.captivePortalURL(Array(longest.utf8)) == longest)
+        #expect(DHCPLeaseParser.captivePortalURL(Array((longest + "a").utf8)) == nil)
+    }
+
+    @Test("the description names them")
+    func description() {
+        let hints = DHCPLeaseHints(address: "10.0.0.5", dnsServers: ["10.0.0.1", "10.0.0.2"], captivePortalURL: "https://p.example/")
+        #expect(hints.description == "no metered hint, address 10.0.0.5, DNS 10.0.0.1 10.0.0.2, captive portal API https://p.example/")
+    }
+}
+
+@Suite("systemd-networkd link state file")
+struct NetworkdLinkStateTests {
+    @Test("DNS entries in every form networkd writes; the portal URL")
+    func parsing() {
+        let state = NetworkdLinkState(parsing: """
+            # This is private data. Do not parse.
+            ADMIN_STATE=configured
+            OPER_STATE=routable
+            NETWORK_FILE=/run/systemd/network/10-wlan0.network
+            DNS=10.20.0.1 [fe80::1]:53%3#dns.example 1.1.1.1:853#cloudflare-dns.com 2001:DB8:0:0::53 9.9.9.9#dns.quad9.net \
+            fe80::2%3 10.20.0.1 [2001:db8::54]:5353 bogus 10.0.0.9:53
+            NTP=
+            CAPTIVE_PORTAL=https://portal.example/capport
+            DOMAINS=lan
+
+            """)
+        #expect(state.dnsServers == ["10.20.0.1", "fe80::1", "2001:db8::53", "9.9.9.9", "fe80::2", "10.0.0.9"])
+        #expect(state.captivePortalURL == "https://portal.example/capport")
+    }
+
+    @Test("an empty or foreign file gives an empty state")
+    func empty() {
+        #expect(NetworkdLinkState(parsing: "") == NetworkdLinkState())
+        #expect(NetworkdLinkState(parsing: "lease {\n}\n\u{0}DNS\nCAPTIVE_PORTAL=javascript:alert(1)\n") == NetworkdLinkState())
+        #expect(NetworkdLinkState.path(index: 7) == "run/systemd/netif/links/7")
+    }
+}

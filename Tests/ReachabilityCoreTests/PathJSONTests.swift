@@ -12,7 +12,22 @@ struct PathJSONTests {
             status: .other, interfaces: [
                 Interface(name: "we\"ird\\name\u{1}\t/é", index: 7, type: .other, isExpensive: false, isUp: true, isRunning: false,
                           addresses: [], evidence: [Evidence(signal: "name", value: "x", suggests: .other, note: "a \"quote\"")])
-            ], identity: PathIdentity(interface: "x", index: 7, gateways: ["fe80::1"], prefixes: [], underlay: "u"))
+            ], identity: PathIdentity(interface: "x", index: 7, gateways: ["fe80::1"], prefixes: [], underlay: "u")),
+        // Validated: a portal found by an HTTP probe, with its record.
+        NetworkPath(
+            status: .wifi, ipv4: true, primary: InterfaceReference(name: "va", type: .wifi),
+            interfaces: [
+                Interface(
+                    name: "va", index: 3, type: .wifi, isExpensive: false, isUp: true, isRunning: true, addresses: ["10.1.0.2/24"],
+                    validation: InterfaceValidation(
+                        connectivity: .portal, portalURL: "http://10.9.0.2/login",
+                        probes: [
+                            ProbeRecord(
+                                url: "http://10.9.0.1/generate_204", kind: .http, interface: "va", address: "10.9.0.1:80",
+                                startedAt: 1_795_000_000_123, milliseconds: 4, outcome: .portal, portalURL: "http://10.9.0.2/login",
+                                detail: "302 Found to http://10.9.0.2/login")
+                        ]))
+            ], connectivity: .portal, portalURL: "http://10.9.0.2/login"),
     ]
 
     /// The text is valid JSON that decodes to the same value and writes the same text again.
@@ -36,10 +51,10 @@ struct PathJSONTests {
                           addresses: ["192.0.2.10/24"], evidence: [Evidence(signal: "DEVTYPE", value: "wlan", suggests: .wifi, isDecisive: true)])
             ], identity: PathIdentity(interface: "wlan0", index: 2, gateways: ["192.0.2.1"], prefixes: ["192.0.2.0/24"]))
         #expect(PathJSON.text(path) == """
-            {"expensive":false,"identity":{"gateways":["192.0.2.1"],"index":2,"interface":"wlan0","prefixes":["192.0.2.0/24"]},\
-            "interfaces":[{"addresses":["192.0.2.10/24"],"evidence":["DEVTYPE=wlan -> wifi [decided]"],"expensive":false,"index":2,\
-            "name":"wlan0","running":true,"type":"wifi","up":true}],"ipv4":true,"ipv6":false,"primary":{"name":"wlan0","type":"wifi"},\
-            "status":"wifi","underlay":null}
+            {"connectivity":"unknown","expensive":false,"identity":{"gateways":["192.0.2.1"],"index":2,"interface":"wlan0",\
+            "prefixes":["192.0.2.0/24"]},"interfaces":[{"addresses":["192.0.2.10/24"],"evidence":["DEVTYPE=wlan -> wifi [decided]"],\
+            "expensive":false,"index":2,"name":"wlan0","running":true,"type":"wifi","up":true,"validation":null}],"ipv4":true,\
+            "ipv6":false,"portalURL":null,"primary":{"name":"wlan0","type":"wifi"},"status":"wifi","underlay":null}
             """)
         #expect(PathJSON.text(path.interfaces, withAddresses: false).hasPrefix("[{\"evidence\":"))
     }
@@ -63,7 +78,7 @@ struct PathJSONTests {
     @Test func theTimeFieldComesFirstAndTheLineRoundTrips() throws {
         let path = try #require(Self.paths.first { $0.status == .wifi })
         let line = PathJSON.text(path, time: "2026-11-22T10:00:00.123Z")
-        #expect(line.hasPrefix("{\"time\":\"2026-11-22T10:00:00.123Z\",\"expensive\":"))
+        #expect(line.hasPrefix("{\"time\":\"2026-11-22T10:00:00.123Z\",\"connectivity\":"))
         let decoded = try JSONDecoder().decode(NetworkPath.self, from: Data(line.utf8))
         #expect(decoded == path)
     }

@@ -5,7 +5,7 @@ import Testing
 @Suite("Exposition format")
 struct ExpositionFormatTests {
     static let families: Set<String> = [
-        "reach_path_status", "reach_path_expensive", "reach_interface_info", "reach_path_changes_total",
+        "reach_path_status", "reach_path_expensive", "reach_path_connectivity", "reach_interface_info", "reach_path_changes_total",
         "reach_netlink_overflows_total", "reach_jobs", "reach_transfer_bytes_total", "reach_job_paused_seconds_total",
     ]
 
@@ -15,7 +15,8 @@ struct ExpositionFormatTests {
         #expect(Set(exposition.help.keys) == Self.families)
         #expect(exposition.help.values.allSatisfy { $0.count > 20 })
         #expect(exposition.types == [
-            "reach_path_status": "gauge", "reach_path_expensive": "gauge", "reach_interface_info": "gauge",
+            "reach_path_status": "gauge", "reach_path_expensive": "gauge", "reach_path_connectivity": "gauge",
+            "reach_interface_info": "gauge",
             "reach_path_changes_total": "counter", "reach_netlink_overflows_total": "counter", "reach_jobs": "gauge",
             "reach_transfer_bytes_total": "counter", "reach_job_paused_seconds_total": "counter",
         ])

@@ -55,6 +55,23 @@ struct PathMetricsTests {
         }
     }
 
+    /// A state set over every connectivity value: `unknown` until validation says otherwise.
+    @Test func connectivityIsAStateSetThatFollowsThePath() {
+        let metrics = ReachMetrics()
+        func series(_ current: Connectivity) -> [String: Double] {
+            Dictionary(uniqueKeysWithValues: Connectivity.all.map {
+                ("reach_path_connectivity{connectivity=\"\($0.rawValue)\"}", $0 == current ? 1.0 : 0.0)
+            })
+        }
+        #expect(Exposition(metrics.render()).family("reach_path_connectivity") == series(.unknown))
+        var portal = PathFixtures.wifi
+        portal.connectivity = .portal
+        metrics.observe(portal)
+        #expect(Exposition(metrics.render()).family("reach_path_connectivity") == series(.portal))
+        metrics.observe(PathFixtures.offline)
+        #expect(Exposition(metrics.render()).family("reach_path_connectivity") == series(.none))
+    }
+
     @Test func anInterfaceThatGoesLeavesNoSeriesAndComesBackWithOne() {
         let metrics = ReachMetrics()
         var docked = PathFixtures.wifi

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the binary seed corpora: netlink route and rule messages, dhcpcd leases, and header
-lines with control bytes (request splitting attempts).
+"""Writes the binary seed corpora: netlink route and rule messages, dhcpcd leases, header
+lines with control bytes (request splitting attempts), and DNS responses.
 
 The text seeds (configuration lines, selectors, globs, text leases) are committed as written;
 these are generated because they are bytes. Native byte order, as the kernel sends them.
@@ -123,6 +123,8 @@ LEASES = {
     "dhcpcd-android-metered.lease": dhcp_ack(ACK + option(43, b"ANDROID_METERED") + b"\xff"),
     "dhcpcd-home.lease": dhcp_ack(ACK + b"\xff", yiaddr="192.168.1.23"),
     "dhcpcd-overload.lease": dhcp_ack(option(53, b"\x05") + option(52, b"\x03") + option(43, b"ANDR") + b"\xff"),
+    "dhcpcd-dns-portal.lease": dhcp_ack(ACK + option(6, addr("192.168.43.1") + addr("9.9.9.9"))
+                                        + option(114, b"https://portal.example/cap") + option(114, b"port\0") + b"\xff"),
 }
 
 
@@ -142,6 +144,42 @@ HEADERS = {
     "content-length-nul": b"Content-Length: 5\0",
 }
 
+def dns_name(text):
+    return b"".join(bytes([len(label)]) + label.encode() for label in text.split(".")) + b"\0"
+
+
+def dns_record(owner, rtype, data, rclass=1):
+    return owner + struct.pack(">HHIH", rtype, rclass, 60, len(data)) + data
+
+
+def dns_response(answers, flags=0x8180, qtype=1, qdcount=1, name="probe.test", rid=0x1234):
+    question = dns_name(name) + struct.pack(">HH", qtype, 1) if qdcount else b""
+    return struct.pack(">HHHHHH", rid, flags, qdcount, len(answers), 0, 0) + question + b"".join(answers)
+
+
+# Responses to a query for probe.test (the fuzz target takes the first two bytes as the id).
+QUESTION_NAME = b"\xc0\x0c"
+DNS = {
+    "a-record": dns_response([dns_record(QUESTION_NAME, 1, addr("10.53.0.1"))]),
+    "aaaa-record": dns_response([dns_record(QUESTION_NAME, 28, addr("2001:db8::1"))], qtype=28),
+    "cname-chain": dns_response([
+        dns_record(QUESTION_NAME, 5, b"\x04edge\x03cdn\xc0\x12"),
+        dns_record(b"\xc0\x28", 5, b"\x04node\xc0\x2d"),
+        dns_record(dns_name("node.cdn.test"), 1, addr("192.0.2.7")),
+        dns_record(dns_name("ads.test"), 1, addr("192.0.2.99"))]),
+    "cname-loop": dns_response([
+        dns_record(QUESTION_NAME, 5, dns_name("b.test")), dns_record(dns_name("b.test"), 5, dns_name("probe.test"))]),
+    "nxdomain": dns_response([], flags=0x8183),
+    "refused-no-question": dns_response([], flags=0x8185, qdcount=0),
+    "truncated": dns_response([dns_record(QUESTION_NAME, 1, addr("10.0.0.1"))], flags=0x8380),
+    "pointer-loop": dns_response([dns_record(b"\xc0\x1c", 1, addr("10.0.0.1"))]),
+    "pointer-pair": dns_response([dns_record(b"\xc0\x1e\xc0\x1c", 1, addr("10.0.0.1"))]),
+    "other-class": dns_response([dns_record(QUESTION_NAME, 1, addr("10.0.0.1"), rclass=3)]),
+    "upper-case-echo": dns_response([dns_record(QUESTION_NAME, 1, addr("10.0.0.1"))], name="PROBE.Test"),
+    "nodata-aaaa": dns_response([], qtype=28),
+}
+
 write(os.path.join(HERE, "corpus", "FuzzRouteMessage"), ROUTES)
 write(os.path.join(HERE, "corpus", "FuzzHTTPHeader"), HEADERS)
 write(os.path.join(HERE, "corpus", "FuzzDHCPLease"), LEASES)
+write(os.path.join(HERE, "corpus", "FuzzDNSMessage"), DNS)

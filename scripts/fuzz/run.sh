@@ -24,6 +24,8 @@ all_targets=(
     "FuzzHTTPHeader 512"
     "FuzzContentRange 256"
     "FuzzByteCount 128"
+    "FuzzProbeResponse 4096"
+    "FuzzDNSMessage 1024"
 )
 targets=()
 for entry in "${all_targets[@]}"; do
