@@ -104,24 +104,30 @@ let package = Package(
                 "Reachability",
                 "ReachabilityCore",
                 "ReachabilityLinux",
-                // `--probe`: every command can validate connectivity.
-                "ReachabilityValidation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSettings
         ),
-        // The monitor commands (status, watch, interfaces, wait, run, config): no HTTP client
-        // stack (the prober is NIO with a bare HTTP/1 codec), so they stay smaller; `reach get`
-        // execs reach-transfer, git's subcommand model.
-        .executableTarget(
-            name: "reach",
+        // The monitor commands (status, watch, interfaces, wait, run, config), in a library that
+        // two executables carry: `reach` (no HTTP stack, so it stays small; `reach get` and
+        // `reach status --probe …` exec reach-transfer, git's subcommand model) and
+        // reach-transfer (which can probe).
+        .target(
+            name: "ReachMonitorCommands",
             dependencies: [
                 "ReachCommands",
                 "Reachability",
                 "ReachabilityCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "reach",
+            dependencies: [
+                "ReachCommands", "ReachMonitorCommands", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
@@ -130,9 +136,11 @@ let package = Package(
             name: "reach-transfer",
             dependencies: [
                 "ReachCommands",
+                "ReachMonitorCommands",
                 "Reachability",
                 "ReachabilityCore",
                 "ReachabilityTransfers",
+                "ReachabilityValidation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -192,6 +200,7 @@ let package = Package(
                 "Reachability",
                 "ReachabilityCore",
                 "ReachabilityDaemon",
+                "ReachabilityValidation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

@@ -1,7 +1,7 @@
 package import ArgumentParser
 package import Reachability
 package import ReachabilityCore
-import ReachabilityValidation
+import Synchronization
 
 /// Options every command takes: where sysfs is and how to override classification.
 package struct GlobalOptions: ParsableArguments {
@@ -121,10 +121,15 @@ package struct GlobalOptions: ParsableArguments {
     }
 
     /// The monitor these options describe, validating connectivity when a probe is configured.
+    /// An executable without a prober (`reach`, which carries no HTTP stack) hands the whole
+    /// command to `reach-transfer`, which has one: this process is replaced.
     package func monitor(debounce: Duration = .zero) throws -> NetworkMonitor {
         let configuration = try monitorConfiguration(debounce: debounce)
-        let prober = configuration.validation.map { _ in HTTPConnectivityProber(userAgent: "reach/\(ReachVersion.package)") }
-        return NetworkMonitor(configuration: configuration, prober: prober)
+        guard configuration.validation != nil else { return NetworkMonitor(configuration: configuration) }
+        guard let makeProber = ConnectivityProbing.makeProber else {
+            ExternalCommand(executable: "reach-transfer", arguments: ["reach"] + CommandLine.arguments.dropFirst()).exec()
+        }
+        return NetworkMonitor(configuration: configuration, prober: makeProber())
     }
 }
 
@@ -149,4 +154,16 @@ package func failure(_ error: any Error) -> ExitCode {
     }
     printError("reach: \(error)")
     return ExitCode(1)
+}
+
+/// Where an executable that can probe puts its prober, before parsing: `reach-transfer` and
+/// `reach-daemon` do; `reach` does not, and execs `reach-transfer` when a probe is asked for.
+package enum ConnectivityProbing {
+    private static let factory = Mutex<(@Sendable () -> any ConnectivityProber)?>(nil)
+
+    /// Makes this executable's prober; nil when it has none.
+    package static var makeProber: (@Sendable () -> any ConnectivityProber)? {
+        get { factory.withLock { $0 } }
+        set { factory.withLock { $0 = newValue } }
+    }
 }

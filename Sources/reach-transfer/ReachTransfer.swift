@@ -1,10 +1,11 @@
 import ArgumentParser
 import ReachCommands
+import ReachMonitorCommands
+import ReachabilityValidation
 
 /// The transfer commands of `reach`, in their own executable so that the monitor commands do not
 /// carry the HTTP stack. `reach get …` execs `reach-transfer get …` (and `reach upload …`,
 /// `reach-transfer upload …`) with `argv[0]` "reach", so help and errors read as `reach get`.
-@main
 struct ReachTransfer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reach",
@@ -12,4 +13,19 @@ struct ReachTransfer: AsyncParsableCommand {
         version: ReachVersion.text,
         subcommands: [GetCommand.self, UploadCommand.self]
     )
+}
+
+/// `get` and `upload` are this executable's own; any other command is a monitor command that
+/// `reach` handed over because it asked for a connectivity probe, which needs this HTTP stack.
+@main
+enum ReachTransferMain {
+    static func main() async {
+        ConnectivityProbing.makeProber = { HTTPConnectivityProber(userAgent: "reach/\(ReachVersion.package)") }
+        let command = CommandLine.arguments.dropFirst().first
+        if command == "get" || command == "upload" {
+            await ReachTransfer.main()
+        } else {
+            await Reach.main()
+        }
+    }
 }

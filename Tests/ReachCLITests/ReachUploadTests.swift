@@ -106,6 +106,10 @@ struct ReachUploadTests {
     func pausesWhenTheRouteMovesToCellularAndResumesByTus() async throws {
         let namespaces = try await RoutedNamespaces()
         let ns = namespaces.client
+        // Small socket buffers (per namespace): otherwise, under load, the kernel can hold most
+        // of the file in flight before the pause, and the server stores it all anyway.
+        try namespaces.client.run(["sysctl", "-qw", "net.ipv4.tcp_wmem=4096 65536 262144"])
+        try namespaces.server.run(["sysctl", "-qw", "net.ipv4.tcp_rmem=4096 65536 262144"])
         // No default route: the server is reached by a host route over the "Wi-Fi" veth.
         try namespaces.route(via: .wifi, metric: 100)
         let files = try TemporaryDirectory()

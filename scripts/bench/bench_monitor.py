@@ -81,11 +81,12 @@ import tempfile
 import threading
 import time
 
+from benchlib import (REPO, RESULTS_DIR, Guarded, Janitor, git_state, loadavg, log, record_end,
+                      raise_on_stop_signals, remove_stale_namespaces, render_safely, run_scenario, stamped_lines,
+                      write_results)
+
 NS_PREFIX = "reach-bench-"
 SCRIPT = os.path.abspath(__file__)
-HERE = os.path.dirname(SCRIPT)
-REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-RESULTS_DIR = os.path.join(HERE, "results")
 
 # `ip monitor` objects whose groups equal reach's subscriptions.
 IP_MONITOR_ARGS = ["ip", "-o", "monitor", "link", "address", "route", "rule"]
@@ -101,10 +102,6 @@ TARGET_IDLE_RSS_MIB = 12.0
 TARGET_RSS_MIB_AT_1000 = 14.0
 TARGET_ANON_MIB = 4.0
 TARGET_STARTUP_MS = 15.0
-
-
-def log(message: str) -> None:
-    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,107 +172,7 @@ def netlink_counter_main() -> int:
 # Cleanup: processes we started, namespaces we created
 # --------------------------------------------------------------------------------------------
 
-class Interrupted(BaseException):
-    def __init__(self, signum: int):
-        super().__init__(f"signal {signum}")
-        self.signum = signum
-
-
-class Janitor:
-    def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self.procs: list[subprocess.Popen] = []
-        self.namespaces: list[str] = []
-
-    def add_proc(self, proc: subprocess.Popen) -> None:
-        with self.lock:
-            self.procs.append(proc)
-
-    def add_namespace(self, name: str) -> None:
-        with self.lock:
-            self.namespaces.append(name)
-
-    @staticmethod
-    def stop_proc(proc: subprocess.Popen, timeout: float = 3.0) -> None:
-        if proc.poll() is not None:
-            return
-        try:
-            os.kill(proc.pid, signal.SIGCONT)  # a stopped process would not act on SIGTERM
-            proc.terminate()
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                pass
-        except ProcessLookupError:
-            pass
-        for stream in (proc.stdin,):
-            try:
-                if stream:
-                    stream.close()
-            except OSError:
-                pass
-
-    @staticmethod
-    def delete_namespace(name: str) -> bool:
-        path = f"/run/netns/{name}"
-        for _ in range(10):
-            if not os.path.exists(path):
-                return True
-            subprocess.run(["ip", "netns", "del", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
-            if not os.path.exists(path):
-                return True
-            time.sleep(0.2)
-        return not os.path.exists(path)
-
-    def release_proc(self, proc: subprocess.Popen) -> None:
-        self.stop_proc(proc)
-        with self.lock:
-            if proc in self.procs:
-                self.procs.remove(proc)
-
-    def release_namespace(self, name: str) -> None:
-        with self.lock:
-            # Stop our processes still inside before removing the name.
-            self.delete_namespace(name)
-            if name in self.namespaces:
-                self.namespaces.remove(name)
-
-    def cleanup(self) -> None:
-        with self.lock:
-            for proc in reversed(self.procs):
-                try:
-                    self.stop_proc(proc)
-                except Exception:  # noqa: BLE001 - cleanup must go on
-                    pass
-            self.procs.clear()
-            for name in list(self.namespaces):
-                try:
-                    if not self.delete_namespace(name):
-                        print(f"bench: could not delete namespace {name}", file=sys.stderr)
-                except Exception:  # noqa: BLE001
-                    pass
-            self.namespaces.clear()
-
-
 JANITOR = Janitor()
-
-
-def remove_stale_namespaces() -> list[str]:
-    """Deletes reach-bench-<pid>-N namespaces whose creating process no longer exists."""
-    removed = []
-    try:
-        names = os.listdir("/run/netns")
-    except FileNotFoundError:
-        return removed
-    for name in names:
-        match = re.fullmatch(r"reach-bench-(\d+)-\d+", name)
-        if match and not os.path.exists(f"/proc/{match.group(1)}"):
-            if Janitor.delete_namespace(name):
-                removed.append(name)
-    return removed
 
 
 # --------------------------------------------------------------------------------------------
@@ -331,28 +228,12 @@ class Monitored:
         return self.proc.pid
 
     def _read_stdout(self) -> None:
-        fd = self.proc.stdout.fileno()
-        partial = b""
-        while True:
-            try:
-                chunk = os.read(fd, 1 << 20)
-            except OSError:
-                break
-            stamp = time.monotonic_ns()
-            if not chunk:
-                break
-            if b"\n" not in chunk:
-                partial += chunk
-                continue
-            *complete, rest = (partial + chunk).split(b"\n")
-            partial = rest
+        for stamp, complete in stamped_lines(self.proc.stdout, time.monotonic_ns):
             with self.cond:
                 for raw in complete:
                     self.lines.append((stamp, raw.decode("utf-8", "replace")))
                 self.cond.notify_all()
         with self.cond:
-            if partial:
-                self.lines.append((time.monotonic_ns(), partial.decode("utf-8", "replace")))
             self.eof = True
             self.cond.notify_all()
 
@@ -1290,16 +1171,10 @@ def environment(reach: str) -> dict:
         env["reach_version"] = run([reach, "--version"]).strip()
     except Exception as error:  # noqa: BLE001
         env["reach_version"] = f"? ({error})"
-    try:
-        env["git_head"] = run(["git", "-C", REPO, "rev-parse", "HEAD"]).strip()
-        env["git_dirty"] = bool(run(["git", "-C", REPO, "status", "--porcelain", "--", "Sources"]).strip())
-    except Exception:  # noqa: BLE001
-        pass
-    try:
-        with open("/proc/loadavg") as file:
-            env["loadavg_start"] = file.read().split()[:3]
-    except OSError:
-        pass
+    env.update(git_state())
+    load = loadavg()
+    if load:
+        env["loadavg_start"] = load
     return env
 
 
@@ -1358,16 +1233,9 @@ def main(argv: list[str]) -> int:
         print(f"bench_monitor.py: no reach binary at {args.reach} (build it: see run.sh)", file=sys.stderr)
         return 2
 
-    def on_signal(signum, _frame):
-        raise Interrupted(signum)
-
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(signum, on_signal)
+    raise_on_stop_signals()
     atexit.register(JANITOR.cleanup)
-
-    stale = remove_stale_namespaces()
-    if stale:
-        log(f"removed stale namespaces of dead runs: {stale}")
+    remove_stale_namespaces(rf"{NS_PREFIX}(\d+)-\d+")
 
     started = datetime.datetime.now(datetime.timezone.utc)
     results: dict = {
@@ -1380,44 +1248,23 @@ def main(argv: list[str]) -> int:
     }
     budget = Budget(args.budget)
     exit_code = 0
-    interrupted = None
     scenarios = [("flap", scenario_flap), ("switch", scenario_switch), ("storm", scenario_storm), ("burst", scenario_burst)]
-    try:
+    with Guarded(JANITOR) as guarded:
         for name, function in scenarios:
             if args.only and name not in args.only:
                 continue
-            began = time.monotonic()
-            try:
-                results["scenarios"][name] = function(args, budget)
-            except (BudgetExceeded, RuntimeError, subprocess.TimeoutExpired, OSError, KeyError, ValueError) as error:
-                log(f"scenario {name} failed: {type(error).__name__}: {error}")
-                results["scenarios"].setdefault(name, {})["error"] = f"{type(error).__name__}: {error}"
+            if not run_scenario(results["scenarios"], name, lambda: function(args, budget),
+                                (BudgetExceeded, RuntimeError, subprocess.TimeoutExpired, OSError, KeyError, ValueError)):
                 exit_code = 1
-            results["scenarios"].setdefault(name, {})["seconds"] = time.monotonic() - began
-    except Interrupted as signal_error:
-        interrupted = signal_error.signum
-        log(f"interrupted by signal {interrupted}; cleaning up")
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-            signal.signal(signum, signal.SIG_IGN)
-        JANITOR.cleanup()
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-            signal.signal(signum, signal.SIG_DFL)
 
-    leftovers = [n for n in (os.listdir("/run/netns") if os.path.isdir("/run/netns") else [])
-                 if n.startswith(f"{NS_PREFIX}{os.getpid()}-")]
-    results["leftover_namespaces"] = leftovers
-    results["seconds"] = (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()
-    if interrupted is not None:
-        return 128 + interrupted
+    leftovers = record_end(results, started, NS_PREFIX)
+    if guarded.signum is not None:
+        return 128 + guarded.signum
 
-    table, targets, checks = render_safely(results)
+    table, targets, checks = render_safely(render, results)
     results["targets"] = targets
     results["checks"] = checks
-    os.makedirs(args.results_dir, exist_ok=True)
-    path = os.path.join(args.results_dir, f"monitor-{started.strftime('%Y%m%dT%H%M%SZ')}.json")
-    with open(path, "w") as file:
-        json.dump(results, file, indent=2, sort_keys=True, default=str)
+    path = write_results(results, args.results_dir, "monitor", started)
     print(table)
     print(f"\nrun took {results['seconds']:.0f} s; namespaces left behind: {leftovers or 'none'}; JSON: {os.path.relpath(path)}")
     if leftovers or any(not c["passed"] for c in checks):
@@ -1425,14 +1272,6 @@ def main(argv: list[str]) -> int:
     if args.strict and any(t["met"] is False for t in targets):
         exit_code = 1
     return exit_code
-
-
-def render_safely(results: dict) -> tuple[str, list, list]:
-    try:
-        return render(results)
-    except Exception as error:  # noqa: BLE001 - a partial run must still write its JSON
-        return f"(could not render the table: {type(error).__name__}: {error})", [], [
-            {"name": "report rendered", "passed": False}]
 
 
 if __name__ == "__main__":

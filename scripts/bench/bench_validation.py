@@ -62,7 +62,6 @@ import math
 import os
 import re
 import shutil
-import signal
 import socket
 import struct
 import subprocess
@@ -71,11 +70,12 @@ import tempfile
 import threading
 import time
 
+from benchlib import (REPO, RESULTS_DIR, Guarded, Janitor, git_state, loadavg, log, record_end,
+                      raise_on_stop_signals, remove_stale_namespaces, render_safely, run_scenario, stamped_lines,
+                      write_results)
+
 NS_PREFIX = "reach-benchval-"
 SCRIPT = os.path.abspath(__file__)
-HERE = os.path.dirname(SCRIPT)
-REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-RESULTS_DIR = os.path.join(HERE, "results")
 
 NGINX = "/usr/sbin/nginx"
 DNSMASQ = "/usr/sbin/dnsmasq"
@@ -90,10 +90,6 @@ SO_BINDTODEVICE = 25
 
 ROUTE_SLACK_MS = 50.0
 PORTAL_TARGET_MS = 3000.0
-
-
-def log(message: str) -> None:
-    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -124,116 +120,10 @@ def dns_query_main(server: str, name: str, interface: str) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------------------------
 # Cleanup: processes we started, namespaces we created
 # --------------------------------------------------------------------------------------------
 
-class Interrupted(BaseException):
-    def __init__(self, signum: int):
-        super().__init__(f"signal {signum}")
-        self.signum = signum
-
-
-class Janitor:
-    def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self.procs: list[subprocess.Popen] = []
-        self.namespaces: list[str] = []
-        self.directories: list[str] = []
-
-    def add_proc(self, proc: subprocess.Popen) -> None:
-        with self.lock:
-            self.procs.append(proc)
-
-    @staticmethod
-    def stop_proc(proc: subprocess.Popen, timeout: float = 3.0) -> None:
-        if proc.poll() is None:
-            try:
-                proc.terminate()
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                try:
-                    proc.wait(timeout)
-                except subprocess.TimeoutExpired:
-                    pass
-            except ProcessLookupError:
-                pass
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            try:
-                if stream:
-                    stream.close()
-            except OSError:
-                pass
-
-    def release_proc(self, proc: subprocess.Popen) -> None:
-        self.stop_proc(proc)
-        with self.lock:
-            if proc in self.procs:
-                self.procs.remove(proc)
-
-    @staticmethod
-    def namespace_pids(name: str) -> list[int]:
-        try:
-            out = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True, timeout=10).stdout
-        except (OSError, subprocess.TimeoutExpired):
-            return []
-        return [int(word) for word in out.split() if word.isdigit()]
-
-    @staticmethod
-    def delete_namespace(name: str) -> bool:
-        path = f"/run/netns/{name}"
-        for _ in range(10):
-            if not os.path.exists(path):
-                return True
-            subprocess.run(["ip", "netns", "del", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
-            if not os.path.exists(path):
-                return True
-            time.sleep(0.2)
-        return not os.path.exists(path)
-
-    def cleanup(self) -> None:
-        with self.lock:
-            for proc in reversed(self.procs):
-                try:
-                    self.stop_proc(proc)
-                except Exception:  # noqa: BLE001 - cleanup must go on
-                    pass
-            self.procs.clear()
-            for name in list(self.namespaces):
-                # Anything still inside was started by our processes (a dnsmasq TCP child).
-                for pid in self.namespace_pids(name):
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                try:
-                    if not self.delete_namespace(name):
-                        print(f"bench: could not delete namespace {name}", file=sys.stderr)
-                except Exception:  # noqa: BLE001
-                    pass
-            self.namespaces.clear()
-            for directory in self.directories:
-                shutil.rmtree(directory, ignore_errors=True)
-            self.directories.clear()
-
-
-JANITOR = Janitor()
-
-
-def remove_stale_namespaces() -> list[str]:
-    """Deletes reach-benchval-<pid>-* namespaces whose creating process no longer exists."""
-    removed = []
-    try:
-        names = os.listdir("/run/netns")
-    except FileNotFoundError:
-        return removed
-    for name in names:
-        match = re.fullmatch(rf"{NS_PREFIX}(\d+)-(client|router)", name)
-        if match and not os.path.exists(f"/proc/{match.group(1)}"):
-            if Janitor.delete_namespace(name):
-                removed.append(name)
-    return removed
+JANITOR = Janitor(close_output=True)
 
 
 def run(argv: list[str], timeout: float = 20, check: bool = True, input: str | None = None) -> str:
@@ -268,17 +158,7 @@ class Watch:
         threading.Thread(target=self._read_stderr, daemon=True).start()
 
     def _read_stdout(self) -> None:
-        fd = self.proc.stdout.fileno()
-        partial = b""
-        while True:
-            try:
-                chunk = os.read(fd, 1 << 20)
-            except OSError:
-                break
-            stamp = time.time()
-            if not chunk:
-                break
-            *complete, partial = (partial + chunk).split(b"\n")
+        for stamp, complete in stamped_lines(self.proc.stdout, time.time):
             with self.cond:
                 for raw in complete:
                     if not raw.strip():
@@ -346,8 +226,7 @@ class Network:
             if os.path.exists(f"/run/netns/{name}"):
                 raise RuntimeError(f"namespace {name} exists already")
             run(["ip", "netns", "add", name])
-            with JANITOR.lock:
-                JANITOR.namespaces.append(name)
+            JANITOR.add_namespace(name)
             for key in ("all", "default"):
                 self.exec(name, ["sysctl", "-qw", f"net.ipv6.conf.{key}.disable_ipv6=1"])
             self.ip(name, "link", "set", "lo", "up")
@@ -541,86 +420,77 @@ http {{
 # Scenarios
 # --------------------------------------------------------------------------------------------
 
-def scenario_route(net: Network, args) -> dict:
-    """New default route -> connectivity full, against the peer's own probe round trip."""
-    net.set_dns("answer")
-    net.set_client(address=True, route=False)
+def connectivity_runs(net: Network, args, name: str, commands: list[str], reached: str, address_between: bool,
+                      judge) -> dict:
+    """`args.runs` times: `commands` in one timed `ip -batch` in the client (T0 just before), then
+    the first line whose connectivity is `reached` (T1 its `time`); judge(entry, event, probe
+    record or None, T1) completes the run's entry. Between runs the client is put back to no
+    default route (with its address if `address_between`) and reach's answer awaited."""
     watch = net.watch(args.reach, probe=True)
     runs = []
     try:
         for number in range(args.runs):
             start = watch.count()
-            t0, returned = net.timed_batch([f"route add default via {GATEWAY} dev va"])
+            t0, returned = net.timed_batch(commands)
             entry: dict = {"run": number + 1, "t0": t0, "ip_returned_ms": (returned - t0) * 1000}
             try:
-                index = watch.wait_for(lambda e: e.get("connectivity") == "full", start, args.timeout, "connectivity full")
+                index = watch.wait_for(lambda e: e.get("connectivity") == reached, start, args.timeout,
+                                       f"connectivity {reached}")
                 event = watch.events[index]
                 t1 = parse_time(event["time"])
                 entry["latency_ms"] = (t1 - t0) * 1000
                 entry["arrival_ms"] = (watch.arrivals[index] - t0) * 1000
-                entry["lines_before_full"] = [e.get("connectivity") for e in watch.events[start:index]]
+                entry[f"lines_before_{reached}"] = [e.get("connectivity") for e in watch.events[start:index]]
                 probes = (va_validation(event) or {}).get("probes") or []
-                if probes:
-                    record = probes[0]
+                record = probes[0] if probes else None
+                if record:
                     entry["probe_ms"] = record["milliseconds"]
                     entry["probe_detail"] = record["detail"]
-                    entry["probe_outcome"] = record["outcome"]
                     entry["route_to_probe_start_ms"] = record["startedAt"] - t0 * 1000
-                    entry["probe_end_to_line_ms"] = (t1 * 1000) - (record["startedAt"] + record["milliseconds"])
-                entry["peer"] = net.peer_rtt()
-                entry["target_ms"] = entry["peer"]["rtt_ms"] + ROUTE_SLACK_MS
-                entry["met"] = entry["latency_ms"] <= entry["target_ms"]
+                judge(entry, event, record, t1)
             except (TimeoutError, RuntimeError, ValueError, KeyError) as error:
                 entry["error"] = f"{type(error).__name__}: {error}"
                 entry["met"] = False
-                log(f"route run {number + 1}: {entry['error']}")
+                log(f"{name} run {number + 1}: {entry['error']}")
             runs.append(entry)
             start = watch.count()
-            net.set_client(address=True, route=False)
-            watch.wait_for(lambda e: not routed(e) and e.get("connectivity") != "full", start, args.timeout, "no route")
+            net.set_client(address=address_between, route=False)
+            watch.wait_for(lambda e: not routed(e) and e.get("connectivity") != reached, start, args.timeout, "no route")
             time.sleep(args.gap)
     finally:
         watch.stop()
     return {"runs": runs, "stderr": list(watch.stderr_tail)}
+
+
+def scenario_route(net: Network, args) -> dict:
+    """New default route -> connectivity full, against the peer's own probe round trip."""
+    net.set_dns("answer")
+    net.set_client(address=True, route=False)
+
+    def judge(entry: dict, event: dict, record: dict | None, t1: float) -> None:
+        if record:
+            entry["probe_outcome"] = record["outcome"]
+            entry["probe_end_to_line_ms"] = (t1 * 1000) - (record["startedAt"] + record["milliseconds"])
+        entry["peer"] = net.peer_rtt()
+        entry["target_ms"] = entry["peer"]["rtt_ms"] + ROUTE_SLACK_MS
+        entry["met"] = entry["latency_ms"] <= entry["target_ms"]
+
+    return connectivity_runs(net, args, "route", [f"route add default via {GATEWAY} dev va"], "full",
+                             address_between=True, judge=judge)
 
 
 def scenario_portal(net: Network, args) -> dict:
     """Address (and default route) assigned -> connectivity portal, behind a hijacking DNS."""
     net.set_dns("hijack")
     net.set_client(address=False, route=False)
-    watch = net.watch(args.reach, probe=True)
-    runs = []
-    try:
-        for number in range(args.runs):
-            start = watch.count()
-            t0, returned = net.timed_batch([f"addr add {CLIENT_ADDRESS}/24 dev va", f"route add default via {GATEWAY} dev va"])
-            entry: dict = {"run": number + 1, "t0": t0, "ip_returned_ms": (returned - t0) * 1000}
-            try:
-                index = watch.wait_for(lambda e: e.get("connectivity") == "portal", start, args.timeout, "connectivity portal")
-                event = watch.events[index]
-                t1 = parse_time(event["time"])
-                entry["latency_ms"] = (t1 - t0) * 1000
-                entry["arrival_ms"] = (watch.arrivals[index] - t0) * 1000
-                entry["portal_url"] = event.get("portalURL")
-                entry["lines_before_portal"] = [e.get("connectivity") for e in watch.events[start:index]]
-                probes = (va_validation(event) or {}).get("probes") or []
-                if probes:
-                    entry["probe_ms"] = probes[0]["milliseconds"]
-                    entry["probe_detail"] = probes[0]["detail"]
-                    entry["route_to_probe_start_ms"] = probes[0]["startedAt"] - t0 * 1000
-                entry["met"] = entry["latency_ms"] <= PORTAL_TARGET_MS and entry["portal_url"] == PORTAL_LOGIN
-            except (TimeoutError, RuntimeError, ValueError, KeyError) as error:
-                entry["error"] = f"{type(error).__name__}: {error}"
-                entry["met"] = False
-                log(f"portal run {number + 1}: {entry['error']}")
-            runs.append(entry)
-            start = watch.count()
-            net.set_client(address=False, route=False)
-            watch.wait_for(lambda e: not routed(e) and e.get("connectivity") != "portal", start, args.timeout, "no route")
-            time.sleep(args.gap)
-    finally:
-        watch.stop()
-    return {"runs": runs, "stderr": list(watch.stderr_tail)}
+
+    def judge(entry: dict, event: dict, record: dict | None, t1: float) -> None:
+        entry["portal_url"] = event.get("portalURL")
+        entry["met"] = entry["latency_ms"] <= PORTAL_TARGET_MS and entry["portal_url"] == PORTAL_LOGIN
+
+    return connectivity_runs(net, args, "portal",
+                             [f"addr add {CLIENT_ADDRESS}/24 dev va", f"route add default via {GATEWAY} dev va"],
+                             "portal", address_between=False, judge=judge)
 
 
 def traffic_phase(net: Network, args, probe: bool) -> dict:
@@ -822,20 +692,8 @@ def environment(reach: str) -> dict:
             env[key] = (result.stdout + result.stderr).strip().splitlines()[0]
         except Exception as error:  # noqa: BLE001
             env[key] = f"? ({error})"
-    try:
-        env["git_head"] = run(["git", "-C", REPO, "rev-parse", "HEAD"]).strip()
-        env["git_dirty"] = bool(run(["git", "-C", REPO, "status", "--porcelain", "--", "Sources"]).strip())
-    except Exception:  # noqa: BLE001
-        pass
+    env.update(git_state())
     return env
-
-
-def loadavg() -> list[str]:
-    try:
-        with open("/proc/loadavg") as file:
-            return file.read().split()[:3]
-    except OSError:
-        return []
 
 
 # --------------------------------------------------------------------------------------------
@@ -890,15 +748,8 @@ def main(argv: list[str]) -> int:
         print(f"bench_validation.py: {args.reach} has no --probe option (rebuild it)", file=sys.stderr)
         return 2
 
-    def on_signal(signum, _frame):
-        raise Interrupted(signum)
-
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(signum, on_signal)
-
-    stale = remove_stale_namespaces()
-    if stale:
-        log(f"removed stale namespaces of dead runs: {stale}")
+    raise_on_stop_signals()
+    remove_stale_namespaces(rf"{NS_PREFIX}(\d+)-(client|router)")
 
     started = datetime.datetime.now(datetime.timezone.utc)
     results: dict = {
@@ -911,56 +762,32 @@ def main(argv: list[str]) -> int:
     }
     functions = {"route": scenario_route, "portal": scenario_portal, "traffic": scenario_traffic}
     exit_code = 0
-    interrupted = None
-    try:
-        work = tempfile.mkdtemp(prefix="reach-bench-validation-")
-        os.chmod(work, 0o755)  # dnsmasq drops to nobody
-        JANITOR.directories.append(work)
-        log(f"namespaces {NS_PREFIX}{os.getpid()}-client/-router, files in {work}")
-        net = Network(work)
-        for name in args.chosen:
-            began = time.monotonic()
-            log(f"scenario {name}")
-            try:
-                results["scenarios"][name] = functions[name](net, args)
-            except (RuntimeError, TimeoutError, subprocess.TimeoutExpired, OSError, KeyError, ValueError) as error:
-                log(f"scenario {name} failed: {type(error).__name__}: {error}")
-                results["scenarios"].setdefault(name, {})["error"] = f"{type(error).__name__}: {error}"
-                exit_code = 1
-            results["scenarios"].setdefault(name, {})["seconds"] = time.monotonic() - began
-    except Interrupted as signal_error:
-        interrupted = signal_error.signum
-        log(f"interrupted by signal {interrupted}; cleaning up")
-    except (RuntimeError, subprocess.TimeoutExpired, OSError) as error:
-        log(f"setup failed: {type(error).__name__}: {error}")
-        results["error"] = f"{type(error).__name__}: {error}"
-        exit_code = 1
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-            signal.signal(signum, signal.SIG_IGN)
-        JANITOR.cleanup()
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-            signal.signal(signum, signal.SIG_DFL)
+    with Guarded(JANITOR) as guarded:
+        try:
+            work = tempfile.mkdtemp(prefix="reach-bench-validation-")
+            os.chmod(work, 0o755)  # dnsmasq drops to nobody
+            JANITOR.add_directory(work)
+            log(f"namespaces {NS_PREFIX}{os.getpid()}-client/-router, files in {work}")
+            net = Network(work)
+            for name in args.chosen:
+                log(f"scenario {name}")
+                if not run_scenario(results["scenarios"], name, lambda: functions[name](net, args),
+                                    (RuntimeError, TimeoutError, subprocess.TimeoutExpired, OSError, KeyError, ValueError)):
+                    exit_code = 1
+        except (RuntimeError, subprocess.TimeoutExpired, OSError) as error:
+            log(f"setup failed: {type(error).__name__}: {error}")
+            results["error"] = f"{type(error).__name__}: {error}"
+            exit_code = 1
 
-    leftovers = [n for n in (os.listdir("/run/netns") if os.path.isdir("/run/netns") else [])
-                 if n.startswith(f"{NS_PREFIX}{os.getpid()}-")]
-    results["leftover_namespaces"] = leftovers
+    leftovers = record_end(results, started, NS_PREFIX)
     results["loadavg_end"] = loadavg()
-    results["seconds"] = (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()
-    if interrupted is not None:
-        return 128 + interrupted
+    if guarded.signum is not None:
+        return 128 + guarded.signum
 
-    try:
-        table, rows, targets = render(results)
-    except Exception as error:  # noqa: BLE001 - a partial run must still write its JSON
-        table, rows, targets = f"(could not render the table: {type(error).__name__}: {error})", [], [
-            {"name": "report rendered", "passed": False}]
+    table, rows, targets = render_safely(render, results)
     results["table"] = rows
     results["targets"] = targets
-    os.makedirs(args.results_dir, exist_ok=True)
-    path = os.path.join(args.results_dir, f"validation-{started.strftime('%Y%m%dT%H%M%SZ')}.json")
-    with open(path, "w") as file:
-        json.dump(results, file, indent=2, sort_keys=True, default=str)
+    path = write_results(results, args.results_dir, "validation", started)
     print(f"reach validation benchmark  {results['started']}  ({'quick' if args.quick else 'full'}, {args.runs} runs, "
           f"{args.cycles} traffic cycles; load {' '.join(results['loadavg_start'])})")
     print(table)

@@ -14,6 +14,9 @@ scripts/setup.sh nginx-light dnsmasq-base curl
 locked=()
 if [[ -n "${REACH_BENCH_LOCK:-}" ]]; then locked=(flock "$REACH_BENCH_LOCK"); fi
 if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then
-    "${locked[@]}" swift build -c release --static-swift-stdlib --product reach --scratch-path .build-release >&2
+    # `reach --probe …` execs reach-transfer, which carries the prober.
+    for product in reach reach-transfer; do
+        "${locked[@]}" swift build -c release --static-swift-stdlib --product "$product" --scratch-path .build-release >&2
+    done
 fi
 exec python3 "$repo/scripts/bench/bench_validation.py" --reach "$repo/.build-release/release/reach" "$@"

@@ -1,14 +1,17 @@
-import ArgumentParser
+package import ArgumentParser
 import ReachCommands
 
-struct Reach: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The monitor commands of `reach` (status, watch, interfaces, wait, run, config). A library, so
+/// two executables carry them: `reach` itself, without an HTTP stack, and `reach-transfer`, which
+/// has one and so can also validate connectivity (`--probe`): `reach` execs it for that.
+package struct Reach: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "reach",
         abstract: "Whether this host is online, and how: Wi-Fi, cellular, wired, or not at all.",
         discussion: """
             Exit codes: 0 success (status: reachable), 1 runtime failure (netlink, sysfs, output) \
             or timeout (wait), 2 unreachable (status), 64 bad usage, option value or configuration \
-            file; run exits with its command's status. `reach get` and `reach upload` are carried \
+            file; run exits with its command's status. `reach get` and `reach upload` (and a command given --probe) are carried \
             out by reach-transfer, `reach daemon` and `reach queue` by reach-daemon, both installed \
             next to reach.
             """,
@@ -19,15 +22,6 @@ struct Reach: AsyncParsableCommand {
         ],
         defaultSubcommand: StatusCommand.self
     )
-}
 
-/// `reach get …` and `reach upload …` run reach-transfer, `reach daemon …` and `reach queue …`
-/// reach-daemon (the HTTP stack lives there, so the
-/// monitor commands do not map it); everything else is parsed here.
-@main
-enum ReachMain {
-    static func main() async {
-        if let external = ExternalCommand(arguments: CommandLine.arguments) { external.exec() }
-        await Reach.main()
-    }
+    package init() {}
 }

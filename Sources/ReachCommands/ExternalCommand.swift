@@ -6,7 +6,7 @@ import ReachCommands
 /// `reach-transfer upload FILE URL`. Only the directory of `reach` itself is
 /// searched (from `/proc/self/exe`), never `PATH`: a root-run `reach` must not run whatever
 /// a `PATH` entry offers under that name.
-struct ExternalCommand {
+package struct ExternalCommand {
     static let commands: [String: String] = [
         "get": "reach-transfer", "upload": "reach-transfer", "daemon": "reach-daemon", "queue": "reach-daemon",
     ]
@@ -14,21 +14,27 @@ struct ExternalCommand {
     let executable: String
     let arguments: [String]
 
-    init?(arguments: [String]) {
+    package init?(arguments: [String]) {
         guard arguments.count >= 2, let name = Self.commands[arguments[1]] else { return nil }
         executable = name
         self.arguments = ["reach"] + arguments.dropFirst()
     }
 
+    /// `executable` (next to this one) with `arguments`, `argv[0]` included.
+    package init(executable: String, arguments: [String]) {
+        self.executable = executable
+        self.arguments = arguments
+    }
+
     /// Replaces this process; on failure prints why and exits 1.
-    func exec() -> Never {
+    package func exec() -> Never {
         let directory = Self.ownDirectory() ?? "."
         let path = directory + "/" + executable
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv(path, &argv)
         let reason = String(cString: strerror(errno))
         for pointer in argv { free(pointer) }
-        printError("reach: \(arguments[1]) needs \(path): \(reason)")
+        printError("reach: \(arguments.dropFirst().first ?? executable) needs \(path): \(reason)")
         exit(1)
     }
 
