@@ -45,20 +45,30 @@ struct TusUploadTests {
     }
 
     @Test func aPausedUploadResumesInTheSameProcessSendingOnlyWhatTheServerLacks() async throws {
-        // 1 MB/s: the pause lands part-way.
+        // Under load the pause can land after the kernel's socket buffers already hold the rest
+        // of the file, which the server then stores: nothing is left to resume. Such an attempt
+        // proves nothing either way, so the scenario is run again (at most 3 times).
+        for _ in 1...3 where try await pausedUploadResumes() { return }
+        Issue.record("in 3 attempts the pause never landed before the whole file had been sent")
+    }
+
+    /// One attempt: false when the pause came too late to leave anything to resume.
+    private func pausedUploadResumes() async throws -> Bool {
+        // 2 MB/s: the pause lands part-way.
         let server = try UploadTestServer.tus(rate: 2_000_000)
         defer { server.stop() }
         let files = try UploadFiles(size: 6_000_000)
         defer { files.remove() }
         let request = UploadRequest(file: files.file, url: server.url, stateDirectory: files.stateDirectory)
-        try await withUploader { uploader in
+        return try await withUploader { uploader in
             let (location, error) = try await pause(request, uploader: uploader, server: server, after: 1_000_000)
             #expect(error?.kind == .cancelled)
 
             // The record survives the pause, and the server holds part of the file.
             #expect(try resumeRecord(in: files.stateDirectory)?.object["location"] as? String == location)
             let held = try await settledTusOffset(location, server: server)
-            #expect(held > 0 && held < Int64(files.size))
+            guard held < Int64(files.size) else { return false }
+            #expect(held > 0)
 
             let second = UploadProgressLog()
             let result = try await uploader.upload(request, progress: second.record)
@@ -72,6 +82,7 @@ struct TusUploadTests {
             #expect(result.resumedFrom == 0)
             #expect(try sha256sum(try storedFile(server, location)) == files.sha256)
             #expect(try resumeRecord(in: files.stateDirectory) == nil)
+            return true
         }
     }
 
