@@ -68,19 +68,6 @@ package struct GlobalOptions: ParsableArguments {
         return rules
     }
 
-    /// All override rules: command line first, then the configuration file.
-    package func rules() throws -> [OverrideRule] {
-        var rules = try commandLineRules()
-        if let configFile {
-            do {
-                rules += try ConfigurationFile.load(path: configFile).rules
-            } catch {
-                throw UsageFailure(message: error.description)
-            }
-        }
-        return rules
-    }
-
     /// `--probe`, `--probe-timeout`, `--probe-ca-file`, checked (exit 64 with the reason).
     private func commandLineProbeSettings() throws -> ProbeSettings {
         var settings = ProbeSettings()

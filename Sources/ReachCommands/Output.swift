@@ -50,8 +50,7 @@ package enum PathFormatter {
     /// `, connectivity full`, `, captive portal (log in at URL)`, `, checking connectivity`;
     /// empty when not probing, so the line reads as before validation existed.
     package static func connectivity(_ path: NetworkPath) -> String {
-        let primary = path.primary.flatMap { path.interface(named: $0.name) }
-        guard path.isReachable, let validation = primary?.validation else { return "" }
+        guard path.isReachable, let validation = path.primaryValidation else { return "" }
         switch validation.connectivity {
         case .unknown: return ", checking connectivity"
         case .portal: return ", captive portal" + (validation.portalURL.map { " (log in at \($0))" } ?? "")

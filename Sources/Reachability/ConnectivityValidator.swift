@@ -86,11 +86,10 @@ final class ConnectivityValidator: Sendable {
     private func round(_ key: UplinkKey, _ target: ProbeTarget) async {
         let records = await prober.probe(target, validation: validation)
         guard !Task.isCancelled else { return }
-        let judged = ConnectivityJudge.judge(records)
-        let result = InterfaceValidation(connectivity: judged.connectivity, portalURL: judged.portalURL, probes: records)
+        let result = InterfaceValidation(judging: records)
         let now = elapsed
         state.withLock { state in
-            guard state.schedule.finished(key, connectivity: judged.connectivity, now: now) else { return }
+            guard state.schedule.finished(key, connectivity: result.connectivity, now: now) else { return }
             state.results[key.index] = (key, result)
             if let latest = state.latest { publish(state.annotate(latest)) }
         }
@@ -106,9 +105,7 @@ final class ConnectivityValidator: Sendable {
         let results = await withTaskGroup(of: (Int32, InterfaceValidation).self) { group in
             for target in targets.values {
                 group.addTask {
-                    let records = await prober.probe(target, validation: validation)
-                    let judged = ConnectivityJudge.judge(records)
-                    return (target.index, InterfaceValidation(connectivity: judged.connectivity, portalURL: judged.portalURL, probes: records))
+                    (target.index, InterfaceValidation(judging: await prober.probe(target, validation: validation)))
                 }
             }
             var results: [Int32: InterfaceValidation] = [:]

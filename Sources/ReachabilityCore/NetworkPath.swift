@@ -63,6 +63,10 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
     /// The interface named `name`, if present.
     public func interface(named name: String) -> Interface? { interfaces.first { $0.name == name } }
 
+    /// What probing found on the primary interface: nil when not probing (or it is no uplink),
+    /// `unknown` with no probes while its first round is out.
+    public var primaryValidation: InterfaceValidation? { primary.flatMap { interface(named: $0.name)?.validation } }
+
     enum CodingKeys: String, CodingKey {
         case status, isExpensive = "expensive", ipv4, ipv6, primary, underlay, interfaces, identity, connectivity, portalURL
     }

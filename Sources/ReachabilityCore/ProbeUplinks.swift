@@ -50,8 +50,7 @@ public enum ConnectivityAnnotation {
                 results[index] ?? (pending.contains(index) ? InterfaceValidation(connectivity: .unknown) : nil)
         }
         guard path.isReachable else { return annotated }
-        let primary = path.primary.flatMap { reference in annotated.interfaces.first { $0.name == reference.name } }
-        let validation = primary?.validation
+        let validation = annotated.primaryValidation
         annotated.connectivity = validation?.connectivity ?? .unknown
         annotated.portalURL = validation?.connectivity == .portal ? validation?.portalURL : nil
         return annotated

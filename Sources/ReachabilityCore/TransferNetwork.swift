@@ -34,7 +34,7 @@ public struct TransferNetwork: Sendable, Hashable, CustomStringConvertible {
 
     /// The default path's network; its connectivity is the primary interface's validation.
     public init(path: NetworkPath) {
-        let validation = path.primary.flatMap { path.interface(named: $0.name)?.validation }
+        let validation = path.primaryValidation
         self.init(
             status: path.status, isExpensive: path.isExpensive, interface: path.primary, connectivity: validation?.connectivity,
             portalURL: validation?.portalURL)
