@@ -12,7 +12,7 @@ struct DNSExchange {
     /// one lost datagram on a lossy Wi-Fi must not fail the lookup.
     static let resendDelay = Duration.seconds(1)
 
-    let server: DNSServerAddress
+    let server: SocketPeer
     let interface: String
 
     /// What the turn gave: the answers that came, a socket error, or silence.
@@ -88,17 +88,9 @@ struct DNSExchange {
     private func openSocket() -> Result<Int32, Failure> {
         let fd = socket(server.family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { return .failure(Failure("cannot open a socket", errno)) }
-        if !server.isLoopback {
-            let name = Array(interface.utf8)
-            guard !name.isEmpty, name.count < Int(IFNAMSIZ), !name.contains(0) else {
-                close(fd)
-                return .failure(Failure("cannot bind to \(interface)", EINVAL))
-            }
-            guard setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, socklen_t(name.count)) == 0 else {
-                let code = errno
-                close(fd)
-                return .failure(Failure("cannot bind to \(interface)", code))
-            }
+        if !server.isLoopback, let code = bindToDevice(fd, interface) {
+            close(fd)
+            return .failure(Failure("cannot bind to \(interface)", code))
         }
         guard server.withWildcardAddress({ bind(fd, $0, $1) }) == 0 else {
             let code = errno

@@ -105,7 +105,7 @@ public struct LinkResolver: Sendable {
         for (position, text) in servers.enumerated() {
             let now = ContinuousClock.now
             guard now < deadline else { break }
-            guard let server = DNSServerAddress(text, interface: interface) else {
+            guard let server = SocketPeer(text, port: 53, interface: interface) else {
                 last = LinkResolution(server: text, failure: "DNS via \(text): not an IP address")
                 continue
             }

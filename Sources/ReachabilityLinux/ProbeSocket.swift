@@ -32,15 +32,16 @@ public enum ProbeSocket {
     ) -> Result<Int32, ProbeSocketError> {
         let deadline = reach_monotonic_ns() + nanoseconds(timeout)
         guard (1...65535).contains(port) else { return .failure(ProbeSocketError(operation: "port \(port)", errno: EINVAL)) }
-        guard let peer = SocketAddress(address, port: UInt16(port)) else {
-            return .failure(ProbeSocketError(operation: "address \(address)", errno: EINVAL))
-        }
         if let namespace {
             do throws(NamespaceError) {
                 try namespace.enterOnCurrentThread()
             } catch {
                 return .failure(ProbeSocketError(operation: "setns", errno: error.errno))
             }
+        }
+        // In the namespace: a link-local peer is scoped by the interface's index there.
+        guard let peer = SocketPeer(address, port: UInt16(port), interface: interface) else {
+            return .failure(ProbeSocketError(operation: "address \(address)", errno: EINVAL))
         }
         let fd = socket(peer.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { return .failure(ProbeSocketError(operation: "socket", errno: errno)) }
@@ -51,20 +52,13 @@ public enum ProbeSocket {
         return .success(fd)
     }
 
-    /// `SO_BINDTODEVICE`: the socket sends and receives only through `interface`.
     private static func bind(_ fd: Int32, to interface: String) -> ProbeSocketError? {
-        let name = Array(interface.utf8)
-        // IFNAMSIZ (16, with the terminating NUL); <net/if.h> is not among the shim's headers.
-        guard !name.isEmpty, name.count < 16, !name.contains(0) else {
-            return ProbeSocketError(operation: "SO_BINDTODEVICE \(interface)", errno: EINVAL)
-        }
-        let status = setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, socklen_t(name.count))
-        return status == 0 ? nil : ProbeSocketError(operation: "SO_BINDTODEVICE \(interface)", errno: errno)
+        bindToDevice(fd, interface).map { ProbeSocketError(operation: "SO_BINDTODEVICE \(interface)", errno: $0) }
     }
 
     /// A non-blocking `connect`, then `poll` for writability until the deadline.
-    private static func connect(_ fd: Int32, to peer: SocketAddress, deadline: Int64) -> ProbeSocketError? {
-        let status = peer.withSockAddr { Glibc.connect(fd, $0, $1) }
+    private static func connect(_ fd: Int32, to peer: SocketPeer, deadline: Int64) -> ProbeSocketError? {
+        let status = peer.withSocketAddress { Glibc.connect(fd, $0, $1) }
         if status == 0 { return nil }
         guard errno == EINPROGRESS else { return ProbeSocketError(operation: "connect", errno: errno) }
         var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
@@ -89,43 +83,6 @@ public enum ProbeSocket {
         guard seconds > 0 || attoseconds > 0 else { return 0 }
         // Clamped: a huge timeout must not overflow the deadline.
         return seconds >= 1 << 32 ? Int64(1) << 62 : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}
-
-/// A `sockaddr_in` or `sockaddr_in6` from an address literal (an IPv6 zone is dropped: the
-/// socket's bound interface scopes a link-local address).
-private struct SocketAddress {
-    var family: Int32
-    private var storage = sockaddr_storage()
-
-    init?(_ text: String, port: UInt16) {
-        let literal = String(text.prefix { $0 != "%" })
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        if inet_pton(AF_INET, literal, &v4) == 1 {
-            family = AF_INET
-            withUnsafeMutableBytes(of: &storage) { raw in
-                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
-                address.pointee.sin_family = sa_family_t(AF_INET)
-                address.pointee.sin_port = port.bigEndian
-                address.pointee.sin_addr = v4
-            }
-        } else if inet_pton(AF_INET6, literal, &v6) == 1 {
-            family = AF_INET6
-            withUnsafeMutableBytes(of: &storage) { raw in
-                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
-                address.pointee.sin6_family = sa_family_t(AF_INET6)
-                address.pointee.sin6_port = port.bigEndian
-                address.pointee.sin6_addr = v6
-            }
-        } else {
-            return nil
-        }
-    }
-
-    func withSockAddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
-        let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
-        return withUnsafeBytes(of: storage) { raw in body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), length) }
     }
 }
 
