@@ -1,3 +1,4 @@
+internal import CNetlink
 import Glibc
 import ReachabilityCore
 
@@ -87,6 +88,8 @@ struct SocketPeer {
 /// error number when the name is not a valid interface name or the kernel refuses.
 func bindToDevice(_ fd: Int32, _ interface: String) -> Int32? {
     let name = Array(interface.utf8)
-    guard !name.isEmpty, name.count < Int(IFNAMSIZ), !name.contains(0) else { return EINVAL }
-    return setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, socklen_t(name.count)) == 0 ? nil : errno
+    // IFNAMSIZ (16, with the terminating NUL): <net/if.h> is not visible in every build (fuzzing).
+    guard !name.isEmpty, name.count < 16, !name.contains(0) else { return EINVAL }
+    guard setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, socklen_t(name.count)) == 0 else { return errno }
+    return nil
 }
