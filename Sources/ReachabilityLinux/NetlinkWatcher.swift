@@ -142,6 +142,7 @@ private final class WatchSession {
         // in one process would collide.
         // Our own (unconnected) socket, so that it reads each datagram once; the manager
         // connects it and we free it after the manager.
+        LibnlTeardown.register()
         guard let managerSocket = NetlinkSocket.allocate() else { throw NetlinkError("allocate socket", libnl: NLE_NOMEM) }
         self.managerSocket = managerSocket
         var manager: OpaquePointer?
@@ -174,8 +175,11 @@ private final class WatchSession {
 
     deinit {
         // Frees the manager's sync socket and the caches it owns; the event socket is ours.
-        if let manager { nl_cache_mngr_free(manager) }
-        if let managerSocket { nl_socket_free(managerSocket) }
+        let (manager, managerSocket) = (manager, managerSocket)
+        LibnlTeardown.free {
+            if let manager { nl_cache_mngr_free(manager) }
+            if let managerSocket { nl_socket_free(managerSocket) }
+        }
     }
 
     /// A publish cheaper than this (a host with tens of interfaces) is never spaced out.
