@@ -63,7 +63,18 @@ struct DownloadAttempt: Sendable {
     /// How much is written between two `sync_file_range` calls.
     static let writebackStep: Int64 = 16 << 20
 
+    /// Runs the attempt. A one-connection download of an owned client runs on one of the
+    /// clients' event loops, where its connection is then made: each chunk is written by the
+    /// thread that read it, as curl does, instead of waking another thread per chunk (0.8 of
+    /// curl's throughput on 2 cores before, on par after). A `pwrite` held up by dirty-page
+    /// throttling then holds up the other transfers of that loop too (they are most likely
+    /// waiting for the same disk); whatever may fsync runs on the global executor.
     func run() async -> AttemptReport {
+        guard opening == nil, let loop = download.downloader.clients.ownedLoop() else { return await watchedExchange() }
+        return await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) { await watchedExchange() }
+    }
+
+    private func watchedExchange() async -> AttemptReport {
         let timeout = download.request.readTimeout
         let (report, timedOut) = await ActivityClock.watching(timeout: timeout, otherwise: AttemptReport(outcome: .cancelled)) { activity in
             await self.exchange(activity: activity)
@@ -100,8 +111,14 @@ struct DownloadAttempt: Sendable {
             return AttemptReport(outcome: Self.outcome(ErrorClassifier.classify(error, url: url)))
         }
         activity.touch()
-        var report = AttemptReport(outcome: .completed)
-        guard let (part, validators, refetchLimit) = await prepareBody(response, report: &report) else { return report }
+        // Off the event loop: readying the partial file may fsync.
+        let (prepared, prepareReport) = await withTaskExecutorPreference(globalConcurrentExecutor) {
+            var report = AttemptReport(outcome: .completed)
+            let prepared = await self.prepareBody(response, report: &report)
+            return (prepared, report)
+        }
+        let report = prepareReport
+        guard let (part, validators, refetchLimit) = prepared else { return report }
         if opening != nil, response.status == .partialContent, let split = splitOff(response, part: part, validators: validators, report: report) {
             return split
         }
@@ -155,7 +172,7 @@ struct DownloadAttempt: Sendable {
                     try existing.truncate()
                     part = existing
                 } else {
-                    part = try PartFile(directory: download.directory, name: paths.partName, truncate: true)
+                    part = try PartFile(directory: download.directory, name: paths.partName, truncate: true, hashing: download.request.hashes)
                     report.part = part
                 }
                 // The validators are durable before the first body byte is.

@@ -58,9 +58,8 @@ extension DownloadAttempt {
                 }
                 if now - lastCheckpoint >= .seconds(2), var record = checkpointed {
                     lastCheckpoint = now
-                    try? part.sync()
                     record.bytesWritten = length
-                    try? MetadataFile.write(record, name: download.paths.metadataName, in: download.directory)
+                    await checkpoint(record, part: part)
                     checkpointed = record
                 }
                 if let left = allowance {
@@ -89,6 +88,18 @@ extension DownloadAttempt {
             }
         }
         return report
+    }
+}
+
+extension DownloadAttempt {
+    /// Makes the bytes durable, then records them, on the global executor: the body loop may
+    /// run on the event loop reading the socket, which an fsync on slow storage must not hold up.
+    private func checkpoint(_ record: PartialDownload, part: PartFile) async {
+        let (name, directory) = (download.paths.metadataName, download.directory)
+        await withTaskExecutorPreference(globalConcurrentExecutor) {
+            try? part.sync()
+            try? MetadataFile.write(record, name: name, in: directory)
+        }
     }
 }
 

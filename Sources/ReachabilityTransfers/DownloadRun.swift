@@ -30,14 +30,14 @@ struct DownloadRun {
 
     private func cancelled() -> TransferError { TransferError(.cancelled, url: shownURL, path: paths.destination) }
 
-    /// Opens the partial file an earlier process left (hashing it, unless it was fetched in
-    /// segments), once per download.
+    /// Opens the partial file an earlier process left (hashing it when the download hashes,
+    /// unless it was fetched in segments), once per download.
     private mutating func loadPartial() throws(TransferError) {
         guard !state.loaded else { return }
         state.metadata = MetadataFile.read(paths.metadataName, in: directory)
         if directory.status(of: paths.partName) != nil {
             do throws(FileError) {
-                state.part = try PartFile(directory: directory, name: paths.partName, truncate: false, hashExisting: state.metadata?.completed == nil)
+                state.part = try PartFile(directory: directory, name: paths.partName, truncate: false, hashing: request.hashes, prefixComplete: state.metadata?.completed == nil)
             } catch {
                 throw error.transferError(url: shownURL)
             }
@@ -206,13 +206,13 @@ struct DownloadRun {
             throw TransferError(.io, url: shownURL, path: paths.part, detail: "completed without a partial file")
         }
         let digest = await part.digestHex()
-        if let expected = request.expectedSHA256, expected.lowercased() != digest {
+        if let expected = request.expectedSHA256, expected.lowercased() != digest ?? "" {
             directory.remove(paths.partName)
             directory.remove(paths.metadataName)
             state.part = nil
             state.metadata = nil
             state.highWater = 0
-            throw TransferError(.checksumMismatch, url: shownURL, path: paths.destination, detail: "expected \(expected.lowercased()), got \(digest)")
+            throw TransferError(.checksumMismatch, url: shownURL, path: paths.destination, detail: "expected \(expected.lowercased()), got \(digest ?? "none")")
         }
         do throws(FileError) {
             let (mode, owner) = try DestinationCheck.modeForFinishedFile(paths, in: directory)

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Dispatch
 import NIOCore
+import NIOPosix
 import NIOSSL
 import Synchronization
 
@@ -32,11 +33,23 @@ final class HTTPClients: Sendable {
             let proxy = try proxies.proxy(for: url, scheme: scheme)
             return clients.withLock { clients in
                 if let client = clients[proxy] { return client }
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.configuration(proxy: proxy))
+                let client = HTTPClient(eventLoopGroup: Self.loops, configuration: Self.configuration(proxy: proxy))
                 clients[proxy] = client
                 return client
             }
         }
+    }
+
+    /// The owned clients' event loops, one per core, for the life of the process (as NIO's
+    /// singleton). Not the singleton itself: a download's body is written on its loop (see
+    /// ``DownloadAttempt/run()``), and a `pwrite` held up by dirty-page throttling on a slow
+    /// disk must not hold up the control socket or connectivity probes, which use the singleton.
+    private static let loops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+
+    /// A loop of the owned clients (nil for a given client, whose group is the adopter's).
+    func ownedLoop() -> (any EventLoop)? {
+        guard case .owned = source else { return nil }
+        return Self.loops.next()
     }
 
     /// Retries are ours (with backoff and Retry-After), so the pool fails fast; byte ranges are

@@ -152,10 +152,10 @@ final class ProgressDisplay: Sendable {
     func done(name: String, url: String, _ result: DownloadResult) {
         _ = update(name) { $0.paused = nil }
         if json {
-            emit("{\"event\":\"done\",\"url\":\(PathJSON.string(url)),\"path\":\(PathJSON.string(result.path)),\"bytes\":\(result.bytes),\"sha256\":\"\(result.sha256)\",\"restarts\":\(result.restarts),\"downloaded\":\(result.bytesDownloadedTotal),\"refetched\":\(result.bytesRefetched)}")
+            emit("{\"event\":\"done\",\"url\":\(PathJSON.string(url)),\"path\":\(PathJSON.string(result.path)),\"bytes\":\(result.bytes),\"sha256\":\(result.sha256.map { "\"\($0)\"" } ?? "null"),\"restarts\":\(result.restarts),\"downloaded\":\(result.bytesDownloadedTotal),\"refetched\":\(result.bytesRefetched)}")
         } else {
             if interactive { redraw() }
-            printError("\(name): done, \(ByteCount.text(result.bytes)), sha256 \(result.sha256)")
+            printError("\(name): done, \(ByteCount.text(result.bytes))\(result.sha256.map { ", sha256 \($0)" } ?? "")")
             if interactive { drawnLines.withLock { $0 = 0 } }
         }
     }

@@ -169,16 +169,36 @@ struct ReachGetTests {
         #expect(sent >= size && sent <= size + 512 << 10, "server sent \(sent) bytes for \(size)")
     }
 
-    @Test func aLoopbackServerNeedsNoDefaultRoute() async throws {
+    /// Runs `body` with `small.bin` (100,000 random bytes, SHA-256 `sha`) in `files`, served by
+    /// reach-testserver on the loopback of a namespace that has nothing else (no default route).
+    private func withLoopbackFile(_ body: (TestNamespace, _ files: String, _ sha: String, TestServer) async throws -> Void) async throws {
         let ns = try TestNamespace()
         let files = try TemporaryDirectory()
         defer { files.remove() }
         let sha = try randomFile(files.path + "/small.bin", bytes: 100_000)
         let server = try await TestServer(root: files.path, log: files.path + "/requests.log", in: ns)
         defer { server.stream.stop() }
-        let result = try reach(["get", "--no-cellular", "--no-expensive", "--sha256", sha, "-o", files.path + "/copy.bin", server.url("small.bin")], in: ns)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(try TestNamespace.execute(["sha256sum", files.path + "/copy.bin"]).hasPrefix(sha))
+        try await body(ns, files.path, sha, server)
+    }
+
+    @Test func aLoopbackServerNeedsNoDefaultRoute() async throws {
+        try await withLoopbackFile { ns, files, sha, server in
+            let result = try reach(["get", "--no-cellular", "--no-expensive", "--sha256", sha, "-o", files + "/copy.bin", server.url("small.bin")], in: ns)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try TestNamespace.execute(["sha256sum", files + "/copy.bin"]).hasPrefix(sha))
+        }
+    }
+
+    @Test func theHashIsComputedOnlyWhenAskedFor() async throws {
+        try await withLoopbackFile { ns, files, sha, server in
+            let plain = try reach(["get", "--json", "-o", files + "/plain.bin", server.url("small.bin")], in: ns)
+            #expect(plain.status == 0, "\(plain.stderr)")
+            #expect(plain.stdout.contains("\"event\":\"done\"") && plain.stdout.contains("\"sha256\":null"), "\(plain.stdout)")
+            let shown = try reach(["get", "--show-sha256", "-o", files + "/shown.bin", server.url("small.bin")], in: ns)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(shown.stderr.contains("shown.bin: done, ") && shown.stderr.contains(", sha256 \(sha)"), "\(shown.stderr)")
+            #expect(try TestNamespace.execute(["sha256sum", files + "/plain.bin"]).hasPrefix(sha))
+        }
     }
 
     @Test func aKilledDownloadResumesOnTheNextRun() async throws {
@@ -270,6 +290,7 @@ struct ReachGetTests {
         (["get", "ftp://example.invalid/x"], "not an http:// or https:// URL with a host (and a port in 1-65535): 'ftp://example.invalid/x'"),
         (["get", "--max-cellular", "lots", "http://127.0.0.1:9/x"], "--max-cellular: not a size: 'lots'"),
         (["get", "--sha256", "abc", "http://127.0.0.1:9/x"], "--sha256: expected 64 hex digits"),
+        (["get", "--show-sha256", "-o", "-", "http://127.0.0.1:9/x"], "--show-sha256 cannot hash standard output"),
         (["get", "--connections", "0", "http://127.0.0.1:9/x"], "--connections must be from 1 to 16 connections, not 0"),
         (["get", "--connections", "17", "http://127.0.0.1:9/x"], "--connections must be from 1 to 16 connections, not 17"),
     ])

@@ -167,7 +167,7 @@ struct DownloaderTests {
             let after = try await downloader.probe(url)
             #expect(after.etag != before.etag)
 
-            let result = try await downloader.download(DownloadRequest(url: url, destination: destination))
+            let result = try await downloader.download(DownloadRequest(url: url, destination: destination, computesSHA256: true))
             #expect(result.sha256 == (try sha256sum(server.root + "/change.bin")))
             #expect(fileBytes(destination) == new)
             #expect(result.restarts == 1)
@@ -466,13 +466,43 @@ struct DownloaderTests {
                 destination: destination, url: url, bytes: bytes[...], size: resource.size, etag: resource.etag,
                 lastModified: resource.lastModified
             )
-            let result = try await downloader.download(DownloadRequest(url: url, destination: destination))
+            let result = try await downloader.download(DownloadRequest(url: url, destination: destination, computesSHA256: true))
             #expect(fileBytes(destination) == bytes)
             #expect(result.bytesDownloadedTotal == 0)
             #expect(result.sha256 == (try sha256sum(destination)))
             let logged = try await server.requests(count: 2)
             #expect(logged[1].status == 416)
             #expect(!exists(destination + ".part.json"))
+        }
+    }
+
+    @Test("no hash unless asked: a partial left by another process is resumed without reading it back")
+    func resumeReadsNothingWithoutHash() async throws {
+        try await withServer { server, downloader in
+            let partial = 8 << 20
+            let bytes = try server.addFile("kept.bin", size: partial + 65_536, seed: 17)
+            let url = server.url("kept.bin")
+            let resource = try await downloader.probe(url)
+            for hashing in [false, true] {
+                let destination = server.destination("kept-\(hashing).bin")
+                try leavePartial(
+                    destination: destination, url: url, bytes: bytes[..<partial], size: resource.size, etag: resource.etag,
+                    lastModified: resource.lastModified
+                )
+                // Out of the page cache now, the partial's bytes come back into it only if read.
+                try evictFromPageCache(destination + ".part")
+                let result = try await downloader.download(DownloadRequest(url: url, destination: destination, computesSHA256: hashing))
+                #expect(fileBytes(destination + ".part") == nil)
+                let readBack = try residentBytes(destination, count: partial)
+                #expect(result.bytesDownloadedTotal == 65_536)
+                #expect(result.sha256 == (hashing ? try sha256sum(destination) : nil))
+                if hashing {
+                    #expect(readBack == partial, "the prefix is read once to hash it")
+                } else {
+                    #expect(readBack == 0, "nothing of the partial is read back")
+                }
+                #expect(fileBytes(destination) == bytes)
+            }
         }
     }
 

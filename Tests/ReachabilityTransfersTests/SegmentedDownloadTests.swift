@@ -176,7 +176,7 @@ struct SegmentedDownloadTests {
             let old = pattern(size: size, seed: 45)
             try leaveSegments(destination: destination, url: url, bytes: old, ranges: [0..<1000, 3_000_000..<4_000_000], etag: "\"v1\"", lastModified: nil)
 
-            let result = try await downloader.download(DownloadRequest(url: url, destination: destination, connections: 4))
+            let result = try await downloader.download(DownloadRequest(url: url, destination: destination, connections: 4, computesSHA256: true))
             #expect(fileBytes(destination) == bytes)
             #expect(result.restarts == 1)
             #expect(result.sha256 == (try sha256sum(server.root + "/changed.bin")))
@@ -209,7 +209,7 @@ struct SegmentedDownloadTests {
         try await withServer { server, downloader in
             let bytes = try server.addFile("small.bin", size: 3 * mebibyte, seed: 47)
             let destination = server.destination("small.bin")
-            let result = try await downloader.download(DownloadRequest(url: server.url("small.bin"), destination: destination, connections: 8))
+            let result = try await downloader.download(DownloadRequest(url: server.url("small.bin"), destination: destination, connections: 8, computesSHA256: true))
             #expect(fileBytes(destination) == bytes)
             #expect(result.sha256 == (try sha256sum(server.root + "/small.bin")))
             let gets = try await settledGets(server, bytes: Int64(3 * mebibyte))

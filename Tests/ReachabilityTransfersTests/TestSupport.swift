@@ -237,6 +237,28 @@ func fileBytes(_ path: String) -> [UInt8]? {
     FileManager.default.contents(atPath: path).map { [UInt8]($0) }
 }
 
+/// Drops `path`'s pages from the page cache (after writing them back), so a later read of it
+/// shows in ``residentBytes(_:count:)``.
+func evictFromPageCache(_ path: String) throws {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { throw TestFailure("open \(path): errno \(errno)") }
+    defer { close(fd) }
+    guard fdatasync(fd) == 0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0 else { throw TestFailure("evict \(path): errno \(errno)") }
+}
+
+/// How many of the first `count` bytes of `path` are in the page cache (`mincore`), in whole pages.
+func residentBytes(_ path: String, count: Int) throws -> Int {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { throw TestFailure("open \(path): errno \(errno)") }
+    defer { close(fd) }
+    guard let map = mmap(nil, count, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else { throw TestFailure("mmap \(path): errno \(errno)") }
+    defer { munmap(map, count) }
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    var pages = [UInt8](repeating: 0, count: (count + page - 1) / page)
+    guard mincore(map, count, &pages) == 0 else { throw TestFailure("mincore \(path): errno \(errno)") }
+    return pages.filter { $0 & 1 != 0 }.count * page
+}
+
 func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
 /// Leaves a partial download as a process killed mid-transfer would: the first `length` bytes
