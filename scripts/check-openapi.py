@@ -397,6 +397,13 @@ def exercise(checker, directory):
         if not states <= {"paused", "pending"} or download_id not in [job.get("id") for job in listing.get("jobs", [])]:
             fail("list paused (GET /v1/jobs?state=paused,pending)", f"filter not applied: states {sorted(map(str, states))}")
 
+    status, listing = check("list summaries", "GET", "/v1/jobs", "/v1/jobs?view=summary", expect=200)
+    if isinstance(listing, dict):
+        jobs = listing.get("jobs", [])
+        if [job.get("id") for job in jobs] != sorted(job.get("id") for job in jobs) or download_id not in [job.get("id") for job in jobs] \
+                or any("spec" in job or "title" not in job for job in jobs):
+            fail("list summaries (GET /v1/jobs?view=summary)", f"expected summaries (a title, no spec), oldest first: {jobs}")
+
     status, detail = check("get command", "GET", job_path, f"/v1/jobs/{command_id}", expect=200)
     if isinstance(detail, dict):
         job = detail.get("job", {})
@@ -421,6 +428,7 @@ def exercise(checker, directory):
     invalid = {"workingDirectory": directory, "job": {"kind": "command", "command": {"arguments": ["true"]}, "constraints": {"when": "never"}}}
     check("invalid job", "POST", "/v1/jobs", "/v1/jobs", body=invalid, expect=400)
     check("bad filter", "GET", "/v1/jobs", "/v1/jobs?state=queued", expect=400)
+    check("bad view", "GET", "/v1/jobs", "/v1/jobs?view=tiny", expect=400)
     check("bad id", "GET", job_path, "/v1/jobs/abc", expect=400)
     check("unknown id", "GET", job_path, "/v1/jobs/987654321", expect=404)
     check("unknown id action", "POST", job_path + "/pause", "/v1/jobs/987654321/pause", expect=404)

@@ -52,6 +52,7 @@ extension JobQueue {
             if finish { entry.job.finishedAt = now }
             entry.version += 1
             entry.encoded = nil
+            entry.encodedSummary = nil
             let progressOnly = !history && !finish
             let due = entry.checkpointed.map { clock - $0 >= .seconds(1) } ?? true
             let complete = entry.job.progress.totalBytes.map { $0 == entry.job.progress.completedBytes } ?? false

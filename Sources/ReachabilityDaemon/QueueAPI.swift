@@ -80,7 +80,9 @@ struct QueueAPI: Sendable {
             }
             states = Set(wanted)
         }
-        return .json(status: 200, queue.listJSON(states: states))
+        let view = QueueListView(rawValue: request.query["view"] ?? QueueListView.full.rawValue)
+        guard QueueListView.all.contains(view) else { return Self.failure(400, "badRequest", "view: expected full or summary") }
+        return .json(status: 200, queue.listJSON(states: states, view: view))
     }
 
     private func add(_ request: ControlRequest) -> ControlResponse {

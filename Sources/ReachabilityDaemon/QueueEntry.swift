@@ -26,6 +26,8 @@ struct QueueEntry: Sendable {
     var pausedSince: ContinuousClock.Instant?
     /// The job's JSON as last encoded (for lists), while the job is unchanged.
     var encoded: [UInt8]?
+    /// Its summary's JSON, likewise.
+    var encodedSummary: [UInt8]?
 
     var isUserPaused: Bool { job.state == .paused && job.reason?.code == "pausedByUser" }
 }

@@ -80,11 +80,11 @@ struct QueueListCommand: AsyncParsableCommand {
     @Flag(help: "Print the jobs as a JSON array.") var json = false
 
     func run() async throws {
-        let jobs = try await connection.withClient { try await $0.list() }
         if json {
-            printLine(String(decoding: try QueueJSON.encode(jobs), as: UTF8.self))
+            printLine(String(decoding: try await connection.withClient { try await $0.listJSONArray() }, as: UTF8.self))
         } else {
-            printLine(QueueFormat.table(jobs))
+            // The summary view: a fraction of the bytes and of the decoding.
+            printLine(QueueFormat.table(try await connection.withClient { try await $0.summaries() }))
         }
     }
 }

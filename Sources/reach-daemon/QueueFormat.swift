@@ -5,28 +5,39 @@ import ReachabilityDaemon
 /// How `reach queue` shows jobs to people: one line each, the reason in words.
 enum QueueFormat {
     /// A table of `jobs`, with a header; "no jobs" when empty.
-    static func table(_ jobs: [QueueJob]) -> String {
+    static func table(_ jobs: [QueueJobSummary]) -> String {
         guard !jobs.isEmpty else { return "no jobs" }
-        let rows = [["ID", "STATE", "PROGRESS", "JOB", "WHY"]] + jobs.map { [String($0.id), $0.state.rawValue, progress($0), what($0), why($0)] }
-        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            (0..<4).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ") + "  " + row[4]
-        }.joined(separator: "\n")
+        let rows = [["ID", "STATE", "PROGRESS", "JOB", "WHY"]] + jobs.map { [String($0.id), $0.state.rawValue, progress($0), $0.title, why($0)] }
+        // Widths in characters, counted once per cell (`count` walks the string).
+        let counts = rows.map { row in row.prefix(4).map(\.count) }
+        let widths = (0..<4).map { column in counts.map { $0[column] }.max() ?? 0 }
+        var text = ""
+        text.reserveCapacity(rows.count * (widths.reduce(0, +) + 40))
+        for (index, row) in rows.enumerated() {
+            if index > 0 { text += "\n" }
+            for column in 0..<4 {
+                text += row[column]
+                text += String(repeating: " ", count: widths[column] - counts[index][column] + 2)
+            }
+            text += row[4]
+        }
+        return text
     }
 
     /// `7 paused 1.2 MiB/10.0 MiB download http://… → /srv/x: queued for an unmetered network (…)`.
     static func line(_ job: QueueJob) -> String {
-        let reason = why(job)
-        return "\(job.id) \(job.state.rawValue) \(progress(job)) \(what(job))" + (reason.isEmpty ? "" : ": " + reason)
+        let summary = job.summary
+        let reason = why(summary)
+        return "\(job.id) \(job.state.rawValue) \(progress(summary)) \(summary.title)" + (reason.isEmpty ? "" : ": " + reason)
     }
 
     /// `show`: the job and its history.
     static func detail(_ detail: QueueJobDetail) -> String {
         let job = detail.job
         var lines = [
-            "job \(job.id): \(job.spec.kind) \(what(job))",
+            "job \(job.id): \(job.spec.kind) \(job.spec.title)",
             "state: \(job.state)" + (job.reason.map { " (\($0.message))" } ?? ""),
-            "progress: \(progress(job)), \(ByteCount.text(job.progress.transferredBytes)) moved, \(job.attempts) attempt\(job.attempts == 1 ? "" : "s")",
+            "progress: \(progress(job.summary)), \(ByteCount.text(job.progress.transferredBytes)) moved, \(job.attempts) attempt\(job.attempts == 1 ? "" : "s")",
             "constraints: \(constraints(job.spec))",
             "added: \(QueueTime.text(job.createdAt))",
         ]
@@ -45,21 +56,13 @@ enum QueueFormat {
         return lines.joined(separator: "\n")
     }
 
-    static func progress(_ job: QueueJob) -> String {
-        if job.spec.kind == .command { return "-" }
+    static func progress(_ job: QueueJobSummary) -> String {
+        if job.kind == .command { return "-" }
         guard let total = job.progress.totalBytes else { return ByteCount.text(job.progress.completedBytes) }
         return "\(ByteCount.text(job.progress.completedBytes))/\(ByteCount.text(total))"
     }
 
-    static func what(_ job: QueueJob) -> String {
-        let spec = job.spec
-        if let download = spec.download { return "get \(download.url) → \(download.destination ?? "?")" }
-        if let upload = spec.upload { return "upload \(upload.file) → \(upload.url)" }
-        if let command = spec.command { return "run " + command.arguments.joined(separator: " ") }
-        return spec.kind.rawValue
-    }
-
-    static func why(_ job: QueueJob) -> String {
+    static func why(_ job: QueueJobSummary) -> String {
         guard let reason = job.reason else { return job.state == .running ? (job.network.map { "on \($0)" } ?? "") : "" }
         return reason.message
     }

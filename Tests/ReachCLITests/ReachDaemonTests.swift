@@ -98,6 +98,10 @@ struct ReachDaemonTests {
         #expect(reason(waiting) == "queuedForUnmetered")
         let listed = try daemon.queue(["list"])
         #expect(listed.stdout.contains("queued for an unmetered network"))
+        #expect(listed.stdout.contains("get \(server.url("big.bin?slow=400000")) → \(destination)"))
+        let listedJSON = try daemon.queue(["list", "--json"])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(listedJSON.stdout.utf8)) as? [[String: Any]])
+        #expect(array.count == 1 && "\(array[0]["id"] ?? "")" == id && array[0]["state"] as? String == "paused" && array[0]["spec"] != nil)
         #expect(try server.requests().isEmpty)
 
         try namespaces.client.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")

@@ -159,13 +159,18 @@ struct JobQueueTests {
 
 @Suite("JobQueue list JSON")
 struct JobQueueListJSONTests {
+    private func startedQueue(in directory: TemporaryDirectory) throws -> JobQueue {
+        let queue = try JobQueue(
+            configuration: .init(stateDirectory: directory.path), monitor: NetworkMonitor(source: FakeNetworkSource(), clock: ContinuousClock()))
+        try queue.start()
+        return queue
+    }
+
     /// The cached per-job JSON decodes to exactly what `list` returns, before and after a change.
     @Test func listJSONMatchesTheJobsAndFollowsChanges() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let queue = try JobQueue(
-            configuration: .init(stateDirectory: directory.path), monitor: NetworkMonitor(source: FakeNetworkSource(), clock: ContinuousClock()))
-        try queue.start()
+        let queue = try startedQueue(in: directory)
         for _ in 0..<3 {
             _ = try queue.add(
                 QueueJobSpec(kind: .command, command: CommandSpec(arguments: ["true"]), notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
@@ -179,6 +184,37 @@ struct JobQueueListJSONTests {
         #expect(try shape(decode()) == shape(queue.list()))
         #expect(try decode()[1].reason?.code == "pausedByUser")
         #expect(try QueueJSON.decode(QueueJobList.self, from: Data(queue.listJSON(states: [.paused]))).jobs.count == 3)
+        await queue.shutdown()
+    }
+
+    /// The summary view carries each job's table fields, from its own cache, which a change clears.
+    @Test func summaryViewMatchesTheJobsAndFollowsChanges() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try startedQueue(in: directory)
+        _ = try queue.add(QueueJobSpec(kind: .command, command: CommandSpec(arguments: ["sleep", "1"]), notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
+        _ = try queue.add(
+            QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://user:secret@127.0.0.1:9/a.bin", destination: "/tmp/a.bin"),
+                notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
+        // A reason's `until` goes to JSON to the second: compared without it.
+        let secondless = { (jobs: [QueueJobSummary]) in
+            jobs.map { job in
+                var job = job
+                job.reason?.until = nil
+                return job
+            }
+        }
+        let summaries = { secondless(try QueueJSON.decode(QueueJobSummaryList.self, from: Data(queue.listJSON(view: .summary))).jobs) }
+        let expected = secondless(queue.list().map(\.summary))
+        #expect(try summaries() == expected)
+        #expect(try summaries() == expected)  // from the cache
+        #expect(expected.map(\.title) == ["run sleep 1", "get http://***@127.0.0.1:9/a.bin → /tmp/a.bin"])
+        _ = try await queue.pause(1)
+        let paused = try summaries()
+        #expect(paused[0].reason?.code == "pausedByUser")
+        #expect(paused == secondless(queue.list().map(\.summary)))
+        // The full view keeps its own cache: still every field.
+        #expect(try QueueJSON.decode(QueueJobList.self, from: Data(queue.listJSON())).jobs.map(\.id) == [1, 2])
         await queue.shutdown()
     }
 }
