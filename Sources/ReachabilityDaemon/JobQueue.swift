@@ -111,23 +111,28 @@ public final class JobQueue: Sendable {
     /// ``QueueJobSummaryList``). Each job's JSON is kept until it changes, so listing 1,000 idle
     /// jobs encodes none of them again.
     public func listJSON(states: Set<QueueJobState>? = nil, view: QueueListView = .full) -> [UInt8] {
-        let summary = view == .summary
+        if view == .summary { return listJSON(states: states, cache: \.encodedSummary) { try QueueJSON.encode($0.summary) } }
+        return listJSON(states: states, cache: \.encoded) { try QueueJSON.encode($0) }
+    }
+
+    /// The list, each job encoded by `encode` or taken from its entry's `cache`.
+    private func listJSON(
+        states: Set<QueueJobState>?, cache: WritableKeyPath<QueueEntry, [UInt8]?>, encode: (QueueJob) throws -> Data
+    ) -> [UInt8] {
         let entries = state.withLock { state in state.entries.values.filter { states?.contains($0.job.state) ?? true } }.sorted { $0.job.id < $1.job.id }
         var fresh: [(id: Int64, version: Int, json: [UInt8])] = []
         var parts: [[UInt8]] = []
         parts.reserveCapacity(entries.count)
         for entry in entries {
-            if let encoded = summary ? entry.encodedSummary : entry.encoded {
+            if let encoded = entry[keyPath: cache] {
                 parts.append(encoded)
-            } else if let data = try? (summary ? QueueJSON.encode(entry.job.summary) : QueueJSON.encode(entry.job)) {
+            } else if let data = try? encode(entry.job) {
                 parts.append(Array(data))
                 fresh.append((entry.job.id, entry.version, Array(data)))
             }
         }
         state.withLock { state in
-            for item in fresh where state.entries[item.id]?.version == item.version {
-                if summary { state.entries[item.id]?.encodedSummary = item.json } else { state.entries[item.id]?.encoded = item.json }
-            }
+            for item in fresh where state.entries[item.id]?.version == item.version { state.entries[item.id]?[keyPath: cache] = item.json }
         }
         var body = Array("{\"jobs\":[".utf8)
         body.reserveCapacity(parts.reduce(16) { $0 + $1.count + 1 })

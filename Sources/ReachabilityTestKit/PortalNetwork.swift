@@ -99,21 +99,13 @@ public final class PortalNetwork: Sendable {
     /// The veths, addresses, forwarding (so a prohibiting rule answers with ICMP at once) and
     /// the local table's rule moved behind the fault rules (priority 0 cannot be preceded).
     private static func wire(client: TestNamespace, router: TestNamespace) async throws {
-        try client.ipBatch(["link add va type veth peer name va-peer", "link add wa type veth peer name wa-peer"])
-        try client.moveLink("va-peer", to: router)
-        try client.moveLink("wa-peer", to: router)
-        try client.ipBatch(["link set va up", "link set wa up", "addr add 10.1.0.2/24 dev va", "addr add 10.2.0.2/24 dev wa"])
-        try router.ipBatch([
-            "link set va-peer up", "link set wa-peer up", "addr add 10.1.0.1/24 dev va-peer", "addr add 10.2.0.1/24 dev wa-peer",
-            "addr add \(internetAddress)/32 dev lo", "addr add \(portalAddress)/32 dev lo",
-            "rule add pref 100 lookup local", "rule del pref 0 lookup local",
-        ])
         try router.run(["sysctl", "-qw", "net.ipv4.ip_forward=1"])
-        for uplink in Uplink.allCases {
-            for _ in 0..<300 where !(try client.ip("link", "show", uplink.interface).contains("LOWER_UP")) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-        }
+        try await client.wireUplinks(
+            to: router,
+            peerCommands: [
+                "addr add \(internetAddress)/32 dev lo", "addr add \(portalAddress)/32 dev lo",
+                "rule add pref 100 lookup local", "rule del pref 0 lookup local",
+            ])
     }
 
     /// Adds a default route in the client over `uplink` (a lower metric wins).

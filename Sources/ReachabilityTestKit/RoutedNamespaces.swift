@@ -14,15 +14,7 @@ public struct RoutedNamespaces: Sendable {
     public init() async throws {
         client = try TestNamespace()
         server = try TestNamespace()
-        try client.ipBatch(["link add va type veth peer name va-peer", "link add wa type veth peer name wa-peer"])
-        try client.moveLink("va-peer", to: server)
-        try client.moveLink("wa-peer", to: server)
-        try client.ipBatch(["link set va up", "link set wa up", "addr add 10.1.0.2/24 dev va", "addr add 10.2.0.2/24 dev wa"])
-        try server.ipBatch([
-            "link set va-peer up", "link set wa-peer up", "addr add 10.1.0.1/24 dev va-peer", "addr add 10.2.0.1/24 dev wa-peer",
-            "addr add \(Self.serverAddress)/32 dev lo",
-        ])
-        for _ in 0..<300 where !(try client.ip("link", "show", "wa").contains("LOWER_UP")) { try await Task.sleep(for: .milliseconds(10)) }
+        try await client.wireUplinks(to: server, peerCommands: ["addr add \(Self.serverAddress)/32 dev lo"])
     }
 
     /// The client's uplinks.

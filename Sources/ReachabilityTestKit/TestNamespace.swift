@@ -92,6 +92,22 @@ public final class TestNamespace: Sendable {
     }()
 }
 
+extension TestNamespace {
+    /// Two veth pairs to `peer`: `va` (10.1.0.2/24) and `wa` (10.2.0.2/24) here, `va-peer`
+    /// (10.1.0.1/24) and `wa-peer` (10.2.0.1/24) there, with `peerCommands` (`ip` commands) run in
+    /// `peer` in the same batch; returns once both links here are up.
+    public func wireUplinks(to peer: TestNamespace, peerCommands: [String]) async throws {
+        try ipBatch(["link add va type veth peer name va-peer", "link add wa type veth peer name wa-peer"])
+        try moveLink("va-peer", to: peer)
+        try moveLink("wa-peer", to: peer)
+        try ipBatch(["link set va up", "link set wa up", "addr add 10.1.0.2/24 dev va", "addr add 10.2.0.2/24 dev wa"])
+        try peer.ipBatch(["link set va-peer up", "link set wa-peer up", "addr add 10.1.0.1/24 dev va-peer", "addr add 10.2.0.1/24 dev wa-peer"] + peerCommands)
+        for link in ["va", "wa"] {
+            for _ in 0..<300 where !(try ip("link", "show", link).contains("LOWER_UP")) { try await Task.sleep(for: .milliseconds(10)) }
+        }
+    }
+}
+
 public struct TestNamespaceError: Error, CustomStringConvertible {
     public var message: String
     public init(message: String) { self.message = message }

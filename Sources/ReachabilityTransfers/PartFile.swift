@@ -110,7 +110,7 @@ final class PartFile: Sendable {
 
     let path: String
     let descriptor: Int32
-    /// Bytes in the file from its start, all submitted to the hasher.
+    /// Complete bytes from the file's start, all submitted to the hasher when there is one.
     private let state: Mutex<Int64>
     /// Nil when the download computes no SHA-256.
     private let hasher: PipelinedHasher?
@@ -177,6 +177,9 @@ final class PartFile: Sendable {
     }
 
     var length: Int64 { state.withLock { $0 } }
+
+    /// Whether the download computes a SHA-256 of this file.
+    var hashes: Bool { hasher != nil }
 
     /// Whether the hasher is far enough behind that the writer should ``drainHashing()``.
     var hashingIsBehind: Bool { (hasher?.pendingBytes ?? 0) > Self.maximumHashBacklog }

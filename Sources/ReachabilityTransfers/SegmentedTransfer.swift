@@ -48,7 +48,8 @@ struct SegmentedTransfer: Sendable {
                 let worker = SegmentWorker(context: context, handoff: index == 0 ? handoff : nil)
                 group.addTask { .worker(await worker.run()) }
             }
-            group.addTask { .hasher(await self.followPrefix()) }
+            // Without a hash nothing is read back: the prefix jumps to the end once done.
+            if context.part.hashes { group.addTask { .hasher(await self.followPrefix()) } }
             group.addTask {
                 await self.reportAndCheckpoint()
                 return .reporter
@@ -75,6 +76,7 @@ struct SegmentedTransfer: Sendable {
             }
             return ending ?? .completed
         }
+        if ending.isCompleted, !context.part.hashes { _ = try? context.part.hashThrough(board.contiguousPrefix) }
         if ending.isCompleted, context.part.length != context.size {
             // Not expected: every connection found nothing left to fetch, yet bytes are missing.
             let detail = "segments ended with \(context.size - board.snapshot.completedBytes) bytes missing"
