@@ -43,12 +43,12 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // libnl-3 / libnl-route-3 and the kernel headers; imported only by ReachabilityLinux (and,
+        // libnl-3 / libnl-route-3 / libnl-genl-3 (nl80211) and the kernel headers; imported only by ReachabilityLinux (and,
         // for the layout of raw netlink messages, by its tests and the route-message fuzz target).
         .systemLibrary(
             name: "CNetlink",
             pkgConfig: "libnl-route-3.0",
-            providers: [.apt(["libnl-3-dev", "libnl-route-3-dev"])]
+            providers: [.apt(["libnl-3-dev", "libnl-route-3-dev", "libnl-genl-3-dev"])]
         ),
         // Pure values and decisions: no Glibc, no Foundation, no I/O.
         .target(name: "ReachabilityCore", swiftSettings: strictSettings),
@@ -323,6 +323,8 @@ if Context.environment["REACH_FUZZ"] == "1" {
         ("FuzzByteCount", ["ReachabilityCore"]),
         ("FuzzProbeResponse", ["ReachabilityCore"]),
         ("FuzzDNSMessage", ["ReachabilityCore"]),
+        ("FuzzInformationElements", ["ReachabilityCore"]),
+        ("FuzzNl80211", ["ReachabilityCore"]),
     ]
     for (name, dependencies) in fuzzTargets {
         package.targets.append(.executableTarget(

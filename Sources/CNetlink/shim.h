@@ -1,4 +1,4 @@
-// The only C surface of the project: libnl-3, libnl-route-3 and the kernel headers the
+// The only C surface of the project: libnl-3, libnl-route-3, libnl-genl-3 and the kernel headers the
 // netlink code needs, plus tiny wrappers for calls Swift's Glibc module does not import.
 #ifndef REACH_CNETLINK_SHIM_H
 #define REACH_CNETLINK_SHIM_H
@@ -31,6 +31,10 @@
 #include <netlink/route/link.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/rtnl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/genl/ctrl.h>
+#include <linux/genetlink.h>
+#include <linux/nl80211.h>
 
 // Declared here rather than through _GNU_SOURCE, which would make the C headers disagree with
 // Swift's Glibc module.
@@ -108,5 +112,19 @@ static inline struct rtattr *reach_rta_next(struct rtattr *rta, int *remaining) 
 static inline int reach_rta_ok(struct rtattr *rta, int remaining) { return RTA_OK(rta, remaining); }
 static inline void *reach_rta_data(struct rtattr *rta) { return RTA_DATA(rta); }
 static inline int reach_rta_payload(struct rtattr *rta) { return RTA_PAYLOAD(rta); }
+
+// The command and attribute bytes of a generic-netlink message (what follows `struct
+// genlmsghdr`); -1 when the message is too short to hold the headers. libnl has already checked
+// nlmsg_len against the bytes received.
+static inline int reach_genl_body(struct nl_msg *message, unsigned char *command, const void **attributes, int *length) {
+    struct nlmsghdr *header = nlmsg_hdr(message);
+    if (header->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN) return -1;
+    struct genlmsghdr *genl = (struct genlmsghdr *)nlmsg_data(header);
+    *command = genl->cmd;
+    *attributes = (const char *)genl + GENL_HDRLEN;
+    *length = (int)header->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+    return 0;
+}
+static const int reach_nlm_f_dump = NLM_F_DUMP;
 
 #endif

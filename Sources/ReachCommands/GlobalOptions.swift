@@ -42,6 +42,11 @@ package struct GlobalOptions: ParsableArguments {
         name: .customLong("probe-ca-file"), help: ArgumentHelp("PEM file of extra CAs trusted by https:// probes.", valueName: "FILE"))
     package var probeCAFile: String?
 
+    @Flag(
+        name: .customLong("no-wifi-facts"),
+        help: "Do not read Wi-Fi facts over nl80211 (network name, access point, signal, the beacon's cost signals).")
+    package var noWifiFacts = false
+
     package init() {}
 
     /// Parsed `--override` rules, so bad ones fail validation (exit 64) with the offending text.
@@ -102,9 +107,11 @@ package struct GlobalOptions: ParsableArguments {
 
     package func monitorConfiguration(debounce: Duration = .zero) throws -> MonitorConfiguration {
         let (rules, probes) = try configuration()
-        return MonitorConfiguration(
+        var configuration = MonitorConfiguration(
             overrides: rules, debounce: debounce, sysfsRoot: sysfsRoot, leaseRoot: leaseRoot,
             namespacePath: namespaceName.map(MonitorConfiguration.namespacePath(named:)), validation: probes.validation)
+        configuration.readsWifiFacts = !noWifiFacts
+        return configuration
     }
 
     /// The monitor these options describe, validating connectivity when a probe is configured.

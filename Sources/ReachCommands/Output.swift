@@ -36,11 +36,13 @@ package func printErrorRaw(_ text: String) {
 
 /// Pure formatters for paths and interfaces.
 package enum PathFormatter {
-    /// `wifi via wlp2s0 (IPv4 IPv6)`, `wifi via wg0 over wlp2s0 (IPv4) expensive`, `unreachable`.
+    /// `wifi via wlp2s0 (IPv4 IPv6)`, `wifi via wg0 over wlp2s0 (IPv4) expensive`,
+    /// `wifi via wlan0 on "Cafe" (IPv4) expensive`, `unreachable`.
     package static func summary(_ path: NetworkPath) -> String {
         guard path.isReachable, let primary = path.primary else { return "unreachable" }
         var text = "\(path.status.rawValue) via \(primary.name)"
         if let underlay = path.underlay { text += " over \(underlay.name)" }
+        if let ssid = path.identity.ssid { text += " on \"\(ssid)\"" }
         let families = [path.ipv4 ? "IPv4" : nil, path.ipv6 ? "IPv6" : nil].compactMap { $0 }
         text += " (\(families.joined(separator: " ")))"
         if path.isExpensive { text += " expensive" }
@@ -77,13 +79,43 @@ package enum PathFormatter {
 
     package static func json(_ path: NetworkPath) -> String { PathJSON.text(path) }
 
-    /// `gateway 192.168.1.1, prefix 192.168.1.0/24`.
+    /// `ssid "Home", gateway 192.168.1.1, prefix 192.168.1.0/24`.
     package static func identity(_ identity: PathIdentity) -> String {
         var parts: [String] = []
+        if let ssid = identity.ssid { parts.append("ssid \"\(ssid)\"") }
         if !identity.gateways.isEmpty { parts.append("gateway \(identity.gateways.joined(separator: " "))") }
         if !identity.prefixes.isEmpty { parts.append("prefix \(identity.prefixes.joined(separator: " "))") }
         if let index = identity.index, let name = identity.interface { parts.append("\(name) index \(index)") }
         return parts.joined(separator: ", ")
+    }
+
+    /// `wlan0: wifi "Cafe" bssid 02:1a:11:00:00:01, 2412 MHz (2.4GHz), signal -30 dBm, tx 54.0 Mbit/s, rx 6.0 Mbit/s`,
+    /// or `wlan0: wifi station, not associated`.
+    package static func wifi(_ facts: WifiFacts, interface: String) -> String {
+        guard let link = facts.association else {
+            return "\(interface): wifi \(facts.mode)" + (facts.mode == .station ? ", not associated" : "")
+        }
+        var parts = ["\(interface): wifi" + (link.ssid.map { " \"\($0)\"" } ?? "") + " bssid \(link.bssid)"]
+        if let frequency = link.frequencyMHz { parts.append("\(frequency) MHz" + (link.band.map { " (\($0))" } ?? "")) }
+        if let signal = link.signalDBm { parts.append("signal \(signal) dBm") }
+        func mbps(_ kbps: Int) -> String { String(kbps / 1000) + "." + String((kbps % 1000) / 100) + " Mbit/s" }
+        if let transmit = link.transmitRateKbps { parts.append("tx \(mbps(transmit))") }
+        if let receive = link.receiveRateKbps { parts.append("rx \(mbps(receive))") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// `--explain`'s account of the interfaces the path leaves through: Wi-Fi facts, then every
+    /// signal behind the type and the cost, indented.
+    package static func explainEgress(_ path: NetworkPath) -> [String] {
+        let names = [path.primary?.name, path.underlay?.name].compactMap { $0 }
+        var lines: [String] = []
+        for name in names {
+            guard let interface = path.interface(named: name) else { continue }
+            if let wifi = interface.wifi { lines.append(Self.wifi(wifi, interface: name)) }
+            lines.append("\(name): \(interface.type)" + (interface.isExpensive ? ", expensive" : ", not expensive") + ", because:")
+            for evidence in interface.evidence { lines.append("  \(evidence)") }
+        }
+        return lines
     }
 
     package static func json(_ interfaces: [Interface], withAddresses: Bool = true) -> String {

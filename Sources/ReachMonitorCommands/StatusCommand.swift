@@ -19,7 +19,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print the path as one JSON object.")
     var json = false
 
-    @Flag(help: "After the summary, say how connectivity was judged: each probe, its answer and when.")
+    @Flag(help: "After the summary, say why: the egress interface's Wi-Fi facts and every signal behind its type and cost, then how connectivity was judged (each probe, its answer and when).")
     var explain = false
 
     @Option(name: .customLong("to"), help: ArgumentHelp("Answer for traffic to this host or address instead: interface, type and cost per address family.", valueName: "HOST"))
@@ -41,6 +41,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         printLine(json ? PathFormatter.json(path) : PathFormatter.summary(path))
         if explain && !json {
+            for line in PathFormatter.explainEgress(path) { printLine(line) }
             printLine(ConnectivityFormatter.line(path, probing: probing))
             for line in ConnectivityFormatter.explain(path) { printLine(line) }
         }

@@ -40,7 +40,8 @@ public struct KernelNetworkSource: NetworkStateSource {
     private func netlinkConfiguration() throws(MonitorConfigurationError) -> NetlinkConfiguration {
         var netlink = NetlinkConfiguration(
             sysfs: SysfsReader(root: configuration.sysfsRoot), probes: configuration.routeProbes,
-            receiveBufferBytes: configuration.receiveBufferBytes, leases: configuration.leaseRoot.map { DHCPLeaseReader(root: $0) })
+            receiveBufferBytes: configuration.receiveBufferBytes, leases: configuration.leaseRoot.map { DHCPLeaseReader(root: $0) },
+            readsWifiFacts: configuration.readsWifiFacts)
         if let path = configuration.namespacePath {
             do throws(NamespaceError) {
                 netlink.namespace = try NetworkNamespace(path: path)

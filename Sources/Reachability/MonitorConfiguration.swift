@@ -26,6 +26,10 @@ public struct MonitorConfiguration: Sendable, Hashable {
     /// Connectivity validation: what to probe and how often. Off (nil or no endpoints) by
     /// default, and then nothing is ever sent; the monitor also needs a ``ConnectivityProber``.
     public var validation: ConnectivityValidation?
+    /// Read Wi-Fi facts (network name, access point, signal, the beacon's cost signals) over
+    /// nl80211. Off, Wi-Fi interfaces are classified from sysfs, DHCP and the user's rules
+    /// alone: no SSID is read, and a phone's hotspot is known only from its DHCP hint.
+    public var readsWifiFacts: Bool = true
 
     /// A configuration; by default the process's own namespace, the real `/sys` and `/`, no
     /// override rules, no debounce, the default route probes, a 4 MiB receive buffer and no

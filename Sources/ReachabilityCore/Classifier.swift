@@ -39,6 +39,23 @@ public struct Classifier: Sendable {
             type = overriddenType
         }
 
+        let cost = Self.costEvidence(facts, type: type)
+        evidence += cost.evidence
+        var expensive = cost.isExpensive
+        let costRule = overrides.first { $0.isExpensive != nil && $0.matches(facts) }
+        if let costRule, let overriddenCost = costRule.isExpensive {
+            expensive = overriddenCost
+            let note = (overriddenCost ? "expensive" : "inexpensive") + (cost.evidence.isEmpty ? "" : "; decides the cost over the signals above")
+            evidence.append(Evidence(signal: "override", value: "\(costRule) (\(costRule.origin))", note: note))
+        }
+        return Classification(type: type, isExpensive: expensive, expensiveIsOverridden: costRule != nil, evidence: evidence)
+    }
+
+    /// The signals beyond the type that bear on the cost, strongest first (the user's rules
+    /// come on top): the USB device's role, a tethering driver, the Wi-Fi network's own signals
+    /// (``WifiCost``), DHCP's `ANDROID_METERED`. Any of them makes the interface expensive.
+    static func costEvidence(_ facts: InterfaceFacts, type: InterfaceType) -> (evidence: [Evidence], isExpensive: Bool) {
+        var evidence: [Evidence] = []
         var expensive = type.isExpensiveByDefault
         if let role = Self.usbRole(facts), role.role.isExpensive, !type.isExpensiveByDefault {
             expensive = true
@@ -47,16 +64,16 @@ public struct Classifier: Sendable {
             expensive = true
             evidence.append(Evidence(signal: "cost", value: "driver \(driver)", note: "a phone tethering its mobile data: expensive"))
         }
+        if let association = facts.wifi?.association {
+            let judgement = WifiCost.judge(association)
+            evidence += judgement.evidence
+            expensive = expensive || judgement.isMetered
+        }
         if let hints = facts.dhcpHints, hints.androidMetered {
             expensive = true
             evidence.append(Evidence(signal: "dhcp", value: "ANDROID_METERED", note: "lease \(hints.leaseFile): a phone's hotspot, metered"))
         }
-        let costRule = overrides.first { $0.isExpensive != nil && $0.matches(facts) }
-        if let costRule, let overriddenCost = costRule.isExpensive {
-            expensive = overriddenCost
-            evidence.append(Evidence(signal: "override", value: "\(costRule) (\(costRule.origin))", note: overriddenCost ? "expensive" : "inexpensive"))
-        }
-        return Classification(type: type, isExpensive: expensive, expensiveIsOverridden: costRule != nil, evidence: evidence)
+        return (evidence, expensive)
     }
 
     /// Classifies a set of interfaces, then lets stacked devices (VLAN, macvlan) take their lower

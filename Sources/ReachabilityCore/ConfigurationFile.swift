@@ -5,6 +5,9 @@
 /// wlan*       = wifi
 /// usb0        = cellular, expensive
 /// wg-office   = tunnel, inexpensive
+/// # Wi-Fi networks by SSID (a glob): beats what the beacon and DHCP suggest.
+/// ssid:Home   = inexpensive
+/// ssid:*iPhone* = expensive
 /// # Connectivity validation (off unless a probe is given):
 /// probe       = http://probe.example.net/generate_204
 /// probe       = https://probe.example.net/generate_204

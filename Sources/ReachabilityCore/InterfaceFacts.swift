@@ -57,6 +57,19 @@ public struct InterfaceFacts: Sendable, Hashable {
         set { mutate { $0.dhcpHints = newValue } }
     }
 
+    /// What nl80211 says of a Wi-Fi interface (its mode and association); `nil` for other
+    /// interfaces, and where nl80211 cannot be read (no cfg80211 in the kernel).
+    public var wifi: WifiFacts? {
+        get { storage.fields.wifi }
+        set { mutate { $0.wifi = newValue } }
+    }
+
+    /// UP, LOWER_UP and RUNNING, and not a Wi-Fi station known to be disassociated (whose
+    /// carrier the kernel drops only up to a second after nl80211 said so).
+    public var canCarryTraffic: Bool {
+        (flags?.canCarryTraffic ?? false) && wifi?.isDisconnectedStation != true
+    }
+
     /// The facts live in one copy-on-write box: a snapshot of thousands of interfaces is copied
     /// into every path evaluation, and a copy of a dozen strings per interface was most of a
     /// storm's CPU. A copy is now one reference.
@@ -66,12 +79,12 @@ public struct InterfaceFacts: Sendable, Hashable {
     public init(
         name: String, index: Int32, flags: LinkFlags? = nil, operationalState: OperationalState? = nil,
         hardwareType: UInt16? = nil, kind: String? = nil, masterIndex: Int32? = nil, parentIndex: Int32? = nil,
-        macAddress: String? = nil, sysfs: SysfsFacts? = nil, dhcpHints: DHCPHints? = nil
+        macAddress: String? = nil, sysfs: SysfsFacts? = nil, dhcpHints: DHCPHints? = nil, wifi: WifiFacts? = nil
     ) {
         self.index = index
         storage = Storage(Fields(
             name: name, flags: flags, operationalState: operationalState, hardwareType: hardwareType, kind: kind,
-            masterIndex: masterIndex, parentIndex: parentIndex, macAddress: macAddress, sysfs: sysfs, dhcpHints: dhcpHints))
+            masterIndex: masterIndex, parentIndex: parentIndex, macAddress: macAddress, sysfs: sysfs, dhcpHints: dhcpHints, wifi: wifi))
     }
 
     public static func == (lhs: InterfaceFacts, rhs: InterfaceFacts) -> Bool {
@@ -99,6 +112,7 @@ public struct InterfaceFacts: Sendable, Hashable {
         var macAddress: String?
         var sysfs: SysfsFacts?
         var dhcpHints: DHCPHints?
+        var wifi: WifiFacts?
     }
 
     // `@unchecked`: `fields` is only written through `mutate`, after the box was made unique,

@@ -124,11 +124,14 @@ public struct Interface: Sendable, Hashable, Decodable {
     public var evidence: [Evidence]
     /// What probing found on this interface, when it is an uplink and probing is on; nil otherwise.
     public var validation: InterfaceValidation?
+    /// What nl80211 says of it (mode, network, access point, signal), for a Wi-Fi interface
+    /// whose facts could be read; nil otherwise.
+    public var wifi: WifiFacts?
 
     /// An interface given field by field.
     public init(
         name: String, index: Int32, type: InterfaceType, isExpensive: Bool, isUp: Bool, isRunning: Bool,
-        addresses: [String] = [], evidence: [Evidence] = [], validation: InterfaceValidation? = nil
+        addresses: [String] = [], evidence: [Evidence] = [], validation: InterfaceValidation? = nil, wifi: WifiFacts? = nil
     ) {
         self.name = name
         self.index = index
@@ -139,10 +142,11 @@ public struct Interface: Sendable, Hashable, Decodable {
         self.addresses = addresses
         self.evidence = evidence
         self.validation = validation
+        self.wifi = wifi
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, index, type, isExpensive = "expensive", isUp = "up", isRunning = "running", addresses, evidence, validation
+        case name, index, type, isExpensive = "expensive", isUp = "up", isRunning = "running", addresses, evidence, validation, wifi
     }
 
     public init(from decoder: any Decoder) throws {
@@ -157,5 +161,7 @@ public struct Interface: Sendable, Hashable, Decodable {
         addresses = try container.decodeIfPresent([String].self, forKey: .addresses) ?? []
         evidence = try container.decode([String].self, forKey: .evidence).map(Evidence.init(text:))
         validation = try container.decodeIfPresent(InterfaceValidation.self, forKey: .validation)
+        // Written since Wi-Fi facts exist; an older writer's interface has none.
+        wifi = try container.decodeIfPresent(WifiFacts.self, forKey: .wifi)
     }
 }

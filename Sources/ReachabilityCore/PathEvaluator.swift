@@ -59,9 +59,12 @@ public struct PathEvaluator: Sendable {
         let prefixes = view.addresses[primary.index, default: []].filter(\.isUsableForInternet).compactMap {
             IPPrefix.network(of: $0.address, prefixLength: $0.prefixLength, family: $0.family)
         }
+        // The Wi-Fi network's name is part of where the path leads (of the underlay, under a
+        // VPN); its BSSID is not: a roam between access points of one SSID is the same network.
+        let ssid = (underlay.flatMap(view.facts) ?? primaryFacts).wifi?.association?.ssid
         let identity = PathIdentity(
             interface: primaryFacts.name, index: primary.index, gateways: gateways, prefixes: prefixes,
-            underlay: underlay.flatMap { view.facts($0)?.name })
+            underlay: underlay.flatMap { view.facts($0)?.name }, ssid: ssid)
         return NetworkPath(
             status: Self.status(underlay.map(view.type) ?? view.type(primary.index)), isExpensive: expensive, ipv4: ipv4, ipv6: ipv6,
             primary: InterfaceReference(name: primaryFacts.name, type: view.type(primary.index)),
@@ -72,7 +75,7 @@ public struct PathEvaluator: Sendable {
     /// a global address (a LAN without a way out), `none` otherwise. Known without a probe.
     static func unroutedConnectivity(_ snapshot: NetworkSnapshot, _ view: SnapshotView) -> Connectivity {
         let hasLocalNetwork = snapshot.interfaces.contains { facts in
-            view.type(facts.index) != .loopback && (facts.flags?.canCarryTraffic ?? false)
+            view.type(facts.index) != .loopback && facts.canCarryTraffic
                 && view.addresses[facts.index, default: []].contains(where: \.isUsableForInternet)
         }
         return hasLocalNetwork ? .local : .none
@@ -119,8 +122,8 @@ public struct PathEvaluator: Sendable {
             let ordered = own.filter { $0.family == .ipv4 } + own.filter { $0.family == .ipv6 }
             return Interface(
                 name: facts.name, index: facts.index, type: classification.type, isExpensive: classification.isExpensive,
-                isUp: facts.flags?.contains(.up) ?? false, isRunning: facts.flags?.canCarryTraffic ?? false,
-                addresses: ordered.map(\.cidr), evidence: classification.evidence)
+                isUp: facts.flags?.contains(.up) ?? false, isRunning: facts.canCarryTraffic,
+                addresses: ordered.map(\.cidr), evidence: classification.evidence, wifi: facts.wifi)
         }
     }
 }
@@ -164,7 +167,7 @@ struct SnapshotView {
 
     func usable(_ index: Int32) -> Bool {
         guard let position = positions[index], let flags = snapshot.interfaces[position].flags else { return false }
-        return flags.canCarryTraffic && !flags.contains(.loopback) && snapshot.interfaces[position].masterIndex == nil
+        return snapshot.interfaces[position].canCarryTraffic && !flags.contains(.loopback) && snapshot.interfaces[position].masterIndex == nil
             && type(index) != .loopback
     }
 

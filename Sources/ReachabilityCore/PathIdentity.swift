@@ -12,14 +12,22 @@ public struct PathIdentity: Sendable, Hashable, Decodable {
     public var prefixes: [String]
     /// The physical interface under a tunnel.
     public var underlay: String?
+    /// The Wi-Fi network's name when the path leaves over Wi-Fi (the underlay's, under a VPN).
+    /// The BSSID is not part of the identity: a roam between access points of one SSID is the
+    /// same network.
+    public var ssid: String?
 
     /// An identity given part by part; with nothing given, ``none``.
-    public init(interface: String? = nil, index: Int32? = nil, gateways: [String] = [], prefixes: [String] = [], underlay: String? = nil) {
+    public init(
+        interface: String? = nil, index: Int32? = nil, gateways: [String] = [], prefixes: [String] = [], underlay: String? = nil,
+        ssid: String? = nil
+    ) {
         self.interface = interface
         self.index = index
         self.gateways = gateways
         self.prefixes = prefixes
         self.underlay = underlay
+        self.ssid = ssid
     }
 
     /// No network.

@@ -32,7 +32,7 @@ public enum PathJSON {
         }
         return out + "],\"expensive\":\(interface.isExpensive),\"index\":\(interface.index),\"name\":\(string(interface.name)),"
             + "\"running\":\(interface.isRunning),\"type\":\(string(interface.type.rawValue)),\"up\":\(interface.isUp),"
-            + "\"validation\":\(interface.validation.map(text) ?? "null")}"
+            + "\"validation\":\(interface.validation.map(text) ?? "null"),\"wifi\":\(interface.wifi.map(text) ?? "null")}"
     }
 
     /// What probing found on an interface: `{"connectivity","portalURL","probes"}`.
@@ -73,6 +73,7 @@ public enum PathJSON {
         if let index = identity.index { out += ",\"index\":\(index)" }
         if let interface = identity.interface { out += ",\"interface\":\(string(interface))" }
         out += ",\"prefixes\":\(strings(identity.prefixes))"
+        if let ssid = identity.ssid { out += ",\"ssid\":\(string(ssid))" }
         if let underlay = identity.underlay { out += ",\"underlay\":\(string(underlay))" }
         return out + "}"
     }

@@ -17,7 +17,7 @@ public enum ProbeUplinks {
         }
         var targets: [UplinkKey: ProbeTarget] = [:]
         for facts in snapshot.interfaces {
-            guard let routed = families[facts.index], facts.flags?.canCarryTraffic ?? false else { continue }
+            guard let routed = families[facts.index], facts.canCarryTraffic else { continue }
             let global = snapshot.addresses.filter { $0.interfaceIndex == facts.index && $0.isUsableForInternet }
             let ipv4 = routed.ipv4 && global.contains { $0.family == .ipv4 }
             let ipv6 = routed.ipv6 && global.contains { $0.family == .ipv6 }

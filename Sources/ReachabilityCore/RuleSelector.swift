@@ -2,7 +2,8 @@
 ///
 /// Written before the `=` of a rule: a bare glob matches interface names; a prefix selects by
 /// another fact: `name:GLOB`, `driver:GLOB`, `usb:VENDOR[:PRODUCT]` (hex ids), `mac:ADDRESS`,
-/// or `dhcp:android-metered` (the interface's DHCP lease carries Android's metered hint).
+/// `dhcp:android-metered` (the interface's DHCP lease carries Android's metered hint), or
+/// `ssid:GLOB` (the Wi-Fi network a station is associated with: "this network is metered").
 public enum RuleSelector: Sendable, Hashable, CustomStringConvertible {
     /// Interfaces whose name matches the glob (a bare glob, or `name:GLOB`).
     case name(Glob)
@@ -14,6 +15,8 @@ public enum RuleSelector: Sendable, Hashable, CustomStringConvertible {
     case mac(String)
     /// Interfaces whose DHCP lease carries Android's metered hint: `dhcp:android-metered`.
     case androidMeteredLease
+    /// Wi-Fi stations associated with a network whose SSID (as text) matches the glob: `ssid:GLOB`.
+    case ssid(Glob)
 
     /// Parses the text before the `=`; a failure with the reason when it is malformed. A text
     /// without a known prefix is a name glob (interface names may contain a colon).
@@ -40,6 +43,7 @@ public enum RuleSelector: Sendable, Hashable, CustomStringConvertible {
                 return .failure(SelectorError("expected mac:aa:bb:cc:dd:ee:ff, not 'mac:\(value)'"))
             }
             return .success(.mac(value.lowercased()))
+        case "ssid": return glob(value).map(RuleSelector.ssid)
         case "dhcp":
             guard value.lowercased() == "android-metered" else {
                 return .failure(SelectorError("the only DHCP hint is 'dhcp:android-metered', not 'dhcp:\(value)'"))
@@ -63,6 +67,7 @@ public enum RuleSelector: Sendable, Hashable, CustomStringConvertible {
             facts.sysfs?.usbVendorID == vendor && (product == nil || facts.sysfs?.usbProductID == product)
         case .mac(let address): facts.macAddress?.lowercased() == address
         case .androidMeteredLease: facts.dhcpHints?.androidMetered == true
+        case .ssid(let glob): facts.wifi?.association?.ssid.map(glob.matches) ?? false
         }
     }
 
@@ -73,6 +78,7 @@ public enum RuleSelector: Sendable, Hashable, CustomStringConvertible {
         case .usb(let vendor, let product): product.map { "usb:\(vendor):\($0)" } ?? "usb:\(vendor)"
         case .mac(let address): "mac:\(address)"
         case .androidMeteredLease: "dhcp:android-metered"
+        case .ssid(let glob): "ssid:\(glob.pattern)"
         }
     }
 

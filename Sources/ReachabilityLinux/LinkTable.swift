@@ -19,6 +19,11 @@ final class LinkTable {
     /// Firewall marks tested by policy rules, refreshed with the default routes.
     var ruleMarks: [UInt32] = []
     private var sysfsCache: [Int32: (name: String, facts: SysfsFacts?)] = [:]
+    /// Wi-Fi facts per interface, from nl80211 (kept across link updates, like the lease hints).
+    private var wifi: [Int32: WifiFacts] = [:]
+    /// Interfaces that look like Wi-Fi and appeared, were renamed or changed state since the
+    /// last ``takeWifiCandidates()``: their nl80211 facts are read again.
+    private var wifiCandidates: Set<Int32> = []
     /// Indices whose per-family link objects libnl keeps after the link is gone.
     private(set) var deletedIndices: [Int32] = []
 
@@ -56,6 +61,7 @@ final class LinkTable {
             links[facts.index] = nil
             sysfsCache[facts.index] = nil
             leaseHints[facts.index] = nil
+            wifi[facts.index] = nil
             addresses = addresses.filter { $0.key.index != facts.index }
             deletedIndices.append(facts.index)
             if carriesDefault { routeRelevantChange = true }
@@ -64,7 +70,9 @@ final class LinkTable {
         let previous = links[facts.index]
         facts.sysfs = sysfsFacts(for: facts)
         facts.dhcpHints = leaseHints[facts.index]
+        facts.wifi = wifi[facts.index]
         links[facts.index] = facts
+        if Self.looksLikeWifi(facts), previous?.flags != facts.flags || previous?.name != facts.name { wifiCandidates.insert(facts.index) }
         // Routes through a link that goes down vanish without RTM_DELROUTE: re-dump then.
         if carriesDefault && previous?.flags != facts.flags { routeRelevantChange = true }
     }
@@ -96,6 +104,8 @@ final class LinkTable {
         LibnlObjects.forEach(linkCache) { object in
             if var facts = LibnlObjects.interfaceFacts(link: object) {
                 facts.sysfs = sysfsFacts(for: facts)
+                facts.wifi = wifi[facts.index]
+                if Self.looksLikeWifi(facts) { wifiCandidates.insert(facts.index) }
                 fresh[facts.index] = facts
             }
         }
@@ -106,6 +116,7 @@ final class LinkTable {
             }
         }
         links = fresh
+        wifi = wifi.filter { fresh[$0.key] != nil }
         addresses = freshAddresses
         leaseHints = [:]
         for index in Set(freshAddresses.values.filter { $0.family == .ipv4 }.map(\.interfaceIndex)) { refreshLease(index) }
@@ -122,6 +133,38 @@ final class LinkTable {
         leaseHints[index] = hints
         facts.dhcpHints = hints
         links[index] = facts
+    }
+
+    /// A cfg80211 device by sysfs (`phy80211`, `DEVTYPE=wlan`, `wireless/`): worth asking nl80211 about.
+    static func looksLikeWifi(_ facts: InterfaceFacts) -> Bool {
+        guard let sysfs = facts.sysfs else { return false }
+        return sysfs.hasPhy80211 || sysfs.deviceType == "wlan" || sysfs.hasWirelessDirectory
+    }
+
+    /// The Wi-Fi-looking interfaces to read nl80211 facts for, since the last call.
+    func takeWifiCandidates() -> Set<Int32> {
+        defer { wifiCandidates.removeAll(keepingCapacity: true) }
+        return wifiCandidates
+    }
+
+    /// Every interface that has Wi-Fi facts or looks like Wi-Fi (after lost nl80211 events).
+    var allWifiInterfaces: Set<Int32> {
+        Set(wifi.keys).union(links.values.filter(Self.looksLikeWifi).map(\.index))
+    }
+
+    /// Wi-Fi stations associated and able to carry traffic.
+    var carryingStations: Set<Int32> {
+        Set(wifi.keys.filter { links[$0]?.wifi?.association != nil && links[$0]?.canCarryTraffic == true })
+    }
+
+    /// Records what nl80211 says of interface `index` (nil: no Wi-Fi facts); a change is published.
+    func setWifi(_ facts: WifiFacts?, for index: Int32) {
+        guard wifi[index] != facts else { return }
+        wifi[index] = facts
+        guard var link = links[index] else { return }
+        link.wifi = facts
+        links[index] = link
+        changed = true
     }
 
     /// Clears the change flags; returns whether anything changed and whether routes may have.

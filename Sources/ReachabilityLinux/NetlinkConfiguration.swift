@@ -11,11 +11,14 @@ public struct NetlinkConfiguration: Sendable {
     public var namespace: NetworkNamespace?
     /// Where DHCP client leases are looked for (metered hints); nil: not at all.
     public var leases: DHCPLeaseReader?
+    /// Read Wi-Fi facts over nl80211 (when the kernel has it).
+    public var readsWifiFacts: Bool
 
     public init(
         sysfs: SysfsReader = SysfsReader(), probes: RouteProbes = RouteProbes(), receiveBufferBytes: Int = 4 << 20,
-        namespace: NetworkNamespace? = nil, leases: DHCPLeaseReader? = DHCPLeaseReader()
+        namespace: NetworkNamespace? = nil, leases: DHCPLeaseReader? = DHCPLeaseReader(), readsWifiFacts: Bool = true
     ) {
+        self.readsWifiFacts = readsWifiFacts
         self.sysfs = sysfs
         self.probes = probes
         self.receiveBufferBytes = receiveBufferBytes

@@ -37,6 +37,9 @@ public enum NetlinkSnapshotReader {
 
         let table = LinkTable(sysfs: configuration.sysfs, leases: configuration.leases)
         table.rebuild(linkCache: linkCache, addressCache: addressCache)
+        if configuration.readsWifiFacts, let wifi = Nl80211Queries() {
+            for index in table.takeWifiCandidates() { table.setWifi(wifi.facts(for: index), for: index) }
+        }
         let queries = try RouteQueries()
         try table.refreshRoutes(queries, probes: configuration.probes, dump: true)
         var snapshot = table.snapshot()

@@ -111,6 +111,11 @@ private final class WatchSession {
     private let syncSocket: NetlinkSocket
     private let queries: RouteQueries
     private let table: LinkTable
+    /// nl80211, when the kernel has it: events say which Wi-Fi interface to re-read.
+    private let wifiEvents: Nl80211Events?
+    private let wifiQueries: Nl80211Queries?
+    /// Publishing waits (briefly) for stations that left their access point on their own.
+    private var roamGrace = RoamGrace()
     private var routesNeedDump = false
     /// A route that is not a default route changed: the default path stays, but a route to one
     /// destination (what `NetworkMonitor.networks(to:)` follows) may not, so a snapshot is
@@ -128,6 +133,9 @@ private final class WatchSession {
         table = LinkTable(sysfs: configuration.sysfs, leases: configuration.leases)
         syncSocket = try NetlinkSocket(operation: "connect sync socket")
         queries = try RouteQueries()
+        // Subscribed before the first read of the facts, so no association falls in between.
+        wifiEvents = configuration.readsWifiFacts ? Nl80211Events(receiveBufferBytes: configuration.receiveBufferBytes) : nil
+        wifiQueries = wifiEvents == nil ? nil : Nl80211Queries()
 
         // Route and rule events only say "re-check the routes"; their content is not cached.
         routeEvents = try NetlinkSocket(operation: "connect route event socket")
@@ -207,7 +215,26 @@ private final class WatchSession {
         }
     }
 
+    /// Reads nl80211 facts for the interfaces events or link changes named.
+    private func refreshWifi(_ events: Set<Int32>) {
+        guard let wifiQueries else { return }
+        for index in events.union(table.takeWifiCandidates()) {
+            table.setWifi(wifiQueries.facts(for: index), for: index)
+        }
+    }
+
+    /// Reads nl80211's queued events (non-blocking: cheap when there are none), re-reads the
+    /// interfaces they name and those rtnl changed, and updates the roam grace.
+    private func receiveWifiEvents() {
+        guard let wifiEvents else { return }
+        let received = wifiEvents.receive()
+        if received.overflowed { statistics.value.withLock { $0.overflows += 1 } }
+        refreshWifi(received.overflowed ? received.indices.union(table.allWifiInterfaces) : received.indices)
+        roamGrace.update(carrying: table.carryingStations, endedByAccessPoint: received.endedByAccessPoint, at: reach_monotonic_ns())
+    }
+
     func publishInitial() {
+        refreshWifi([])
         refreshRoutes(dump: true)
         _ = table.takeChanges()
         publish()
@@ -219,6 +246,8 @@ private final class WatchSession {
             pollfd(fd: nl_cache_mngr_get_fd(manager), events: Int16(POLLIN), revents: 0),
             pollfd(fd: routeEvents.fileDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stopEvent, events: Int16(POLLIN), revents: 0),
+            // nl80211's events, or nothing (a negative fd is ignored by poll).
+            pollfd(fd: wifiEvents?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
         ]
         // Changes read but not yet published, and when the next publish may happen.
         var pending = false
@@ -230,7 +259,7 @@ private final class WatchSession {
         var lastPublish: Int64 = 0
         while true {
             for index in fds.indices { fds[index].revents = 0 }
-            let publishAt = eagerPublishes < Self.eagerPublishBurst ? 0 : nextPublish
+            let publishAt = max(eagerPublishes < Self.eagerPublishBurst ? 0 : nextPublish, roamGrace.deadline ?? 0)
             let wait: Int64 = pending ? max(0, publishAt - reach_monotonic_ns()) : -1
             let ready = reach_poll_ns(&fds, nfds_t(fds.count), wait)
             if ready < 0 {
@@ -251,6 +280,8 @@ private final class WatchSession {
                     guard poll(&fds, 2, 0) > 0 else { break }
                 }
                 if overflowed { resync() }
+                // Every batch: an rtnl carrier change can come before nl80211's disconnect.
+                receiveWifiEvents()
                 let changes = table.takeChanges()
                 pendingDump = pendingDump || routesNeedDump || rulesNeedDump || changes.routes
                 pending = pending || changes.changed || pendingDump || otherRoutesChanged
@@ -270,6 +301,8 @@ private final class WatchSession {
             // The cost is CPU time, so a handler that blocks does not stretch the spacing.
             guard pending else { continue }
             let now = reach_monotonic_ns()
+            // A station that may be roaming: its outage is not published unless it lasts.
+            guard roamGrace.mayPublish(at: now) else { continue }
             // Only a quiet spell refills the burst; in a storm, spacing applies throughout.
             if now - lastPublish >= Self.quietSpell { eagerPublishes = 0 }
             if now < nextPublish && eagerPublishes >= Self.eagerPublishBurst { continue }

@@ -48,12 +48,18 @@ struct PathJSONTests {
             status: .wifi, isExpensive: false, ipv4: true, primary: InterfaceReference(name: "wlan0", type: .wifi),
             interfaces: [
                 Interface(name: "wlan0", index: 2, type: .wifi, isExpensive: false, isUp: true, isRunning: true,
-                          addresses: ["192.0.2.10/24"], evidence: [Evidence(signal: "DEVTYPE", value: "wlan", suggests: .wifi, isDecisive: true)])
-            ], identity: PathIdentity(interface: "wlan0", index: 2, gateways: ["192.0.2.1"], prefixes: ["192.0.2.0/24"]))
+                          addresses: ["192.0.2.10/24"], evidence: [Evidence(signal: "DEVTYPE", value: "wlan", suggests: .wifi, isDecisive: true)],
+                          wifi: WifiFacts(mode: .station, association: WifiAssociation(
+                            ssid: "Home", bssid: "a4:2b:b0:00:00:01", frequencyMHz: 5180, signalDBm: -52, transmitRateKbps: 866_700,
+                            receiveRateKbps: 650_000, beacon: BeaconSignals(accessNetworkType: 0), accessPointsWithSSID: 2)))
+            ], identity: PathIdentity(interface: "wlan0", index: 2, gateways: ["192.0.2.1"], prefixes: ["192.0.2.0/24"], ssid: "Home"))
         #expect(PathJSON.text(path) == """
             {"connectivity":"unknown","expensive":false,"identity":{"gateways":["192.0.2.1"],"index":2,"interface":"wlan0",\
-            "prefixes":["192.0.2.0/24"]},"interfaces":[{"addresses":["192.0.2.10/24"],"evidence":["DEVTYPE=wlan -> wifi [decided]"],\
-            "expensive":false,"index":2,"name":"wlan0","running":true,"type":"wifi","up":true,"validation":null}],"ipv4":true,\
+            "prefixes":["192.0.2.0/24"],"ssid":"Home"},"interfaces":[{"addresses":["192.0.2.10/24"],"evidence":["DEVTYPE=wlan -> wifi [decided]"],\
+            "expensive":false,"index":2,"name":"wlan0","running":true,"type":"wifi","up":true,"validation":null,\
+            "wifi":{"accessPoints":2,"associated":true,"band":"5GHz","beacon":{"accessNetworkType":0,"appleHotspot":false,"networkCost":null},\
+            "bssid":"a4:2b:b0:00:00:01","frequencyMHz":5180,"mode":"station","receiveRateKbps":650000,"signalDBm":-52,"ssid":"Home",\
+            "transmitRateKbps":866700}}],"ipv4":true,\
             "ipv6":false,"portalURL":null,"primary":{"name":"wlan0","type":"wifi"},"status":"wifi","underlay":null}
             """)
         #expect(PathJSON.text(path.interfaces, withAddresses: false).hasPrefix("[{\"evidence\":"))

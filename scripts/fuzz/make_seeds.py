@@ -179,6 +179,70 @@ DNS = {
     "nodata-aaaa": dns_response([], qtype=28),
 }
 
+
+
+def element(eid, body):
+    return bytes([eid, len(body)]) + body
+
+
+MS_COST = lambda level, flags=0: element(221, bytes([0x00, 0x50, 0xF2, 0x11, level, 0, flags, 0]))
+INTERWORKING = lambda ant: element(107, bytes([0x10 | ant]))
+APPLE = element(221, bytes.fromhex("0017f206010103010000")) + element(221, bytes.fromhex("0017f20602010606aabbccddee"))
+RATES = element(1, bytes([0x82, 0x84, 0x8B, 0x96, 0x0C, 0x12, 0x18, 0x24]))
+# Beacon and probe-response element sets as hotspots send them (anchors-3 §1.2).
+ELEMENTS = {
+    "plain-ap": element(0, b"Home") + RATES + element(3, b"\x06"),
+    "windows-hotspot-cost-first": MS_COST(2) + element(0, b"DESKTOP-1 1234") + RATES,
+    "samsung-cost-last": element(0, b"Galaxy") + RATES + MS_COST(2),
+    "cost-variable-flags": element(0, b"x") + MS_COST(4, 0x0F),
+    "android-tether": element(0, b"AndroidAP") + RATES + INTERWORKING(2),
+    "personal-device": element(0, b"Pixel") + INTERWORKING(4),
+    "iphone-hotspot": element(0, "Ann’s iPhone".encode()) + RATES + APPLE,
+    "truncated": element(0, b"Cut") + bytes([221, 40, 0x00, 0x50, 0xF2]),
+    "hidden-ssid": element(0, b"") + RATES,
+}
+
+# nl80211 attributes (linux/nl80211.h), native byte order: what follows struct genlmsghdr.
+NLA_F_NESTED = 0x8000
+
+
+def nested(kind, payload):
+    return attr(kind | NLA_F_NESTED, payload)
+
+
+def s32(value):
+    return struct.pack("=i", value)
+
+
+def mac(text):
+    return bytes(int(part, 16) for part in text.split(":"))
+
+
+def bss_entry(bssid, beacon, latest=None, status=1, freq=2412, mbm=-3000):
+    body = attr(1, mac(bssid)) + attr(2, u32(freq)) + attr(7, s32(mbm)) + attr(10, u32(40))
+    if status is not None:
+        body += attr(9, u32(status))
+    if latest is not None:
+        body += attr(6, latest)
+    if beacon is not None:
+        body += attr(11, beacon)
+    return attr(46, u32(7)) + attr(3, u32(5)) + attr(153, struct.pack("=Q", 1)) + nested(47, body)
+
+
+NL80211 = {
+    "interface-station": attr(1, u32(0)) + attr(3, u32(5)) + attr(4, b"wlan0\0") + attr(5, u32(2)) + attr(52, b"Cafe")
+                         + attr(38, u32(2437)) + attr(6, mac("02:00:00:00:00:00")),
+    "interface-ap": attr(3, u32(6)) + attr(5, u32(3)),
+    "scan-current-android": bss_entry("02:1a:11:00:00:01", ELEMENTS["android-tether"]),
+    "scan-probe-only-iphone": bss_entry("06:11:22:33:44:55", None, ELEMENTS["iphone-hotspot"], status=None),
+    "scan-both-sets": bss_entry("a4:2b:b0:00:00:01", ELEMENTS["plain-ap"], ELEMENTS["samsung-cost-last"]),
+    "station": attr(3, u32(5)) + attr(6, mac("02:00:00:00:01:00"))
+               + nested(21, attr(7, b"\xe2") + attr(13, b"\xe0") + nested(8, attr(5, u32(540))) + nested(14, attr(1, struct.pack("=H", 60)))),
+    "truncated-nest": attr(3, u32(5)) + struct.pack("=HH", 200, 47 | NLA_F_NESTED) + b"\x01\x02",
+}
+
+write(os.path.join(HERE, "corpus", "FuzzInformationElements"), ELEMENTS)
+write(os.path.join(HERE, "corpus", "FuzzNl80211"), NL80211)
 write(os.path.join(HERE, "corpus", "FuzzRouteMessage"), ROUTES)
 write(os.path.join(HERE, "corpus", "FuzzHTTPHeader"), HEADERS)
 write(os.path.join(HERE, "corpus", "FuzzDHCPLease"), LEASES)

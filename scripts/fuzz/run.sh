@@ -26,6 +26,8 @@ all_targets=(
     "FuzzByteCount 128"
     "FuzzProbeResponse 4096"
     "FuzzDNSMessage 1024"
+    "FuzzInformationElements 1024"
+    "FuzzNl80211 2048"
 )
 targets=()
 for entry in "${all_targets[@]}"; do

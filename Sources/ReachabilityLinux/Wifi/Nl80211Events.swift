@@ -1,0 +1,68 @@
+internal import CNetlink
+import Glibc
+import ReachabilityCore
+
+/// nl80211's multicast events (`mlme`: connect, roam, disconnect, (dis)association; `scan`:
+/// new results; `config`: interfaces added, changed, removed), reduced to "interface N may have
+/// changed". Owned by the watcher's thread, which polls ``fileDescriptor``.
+final class Nl80211Events {
+    private let socket: Nl80211Socket
+    private var changed: Set<Int32> = []
+    /// Stations whose access point ended the association (`DISCONNECTED_BY_AP`).
+    private var endedByAccessPoint: Set<Int32> = []
+    /// The socket overflowed: some event was lost, so every Wi-Fi interface must be re-read.
+    private var overflowed = false
+
+    /// Commands after which an interface's facts are read again. Authentication and scan
+    /// triggers change nothing we report.
+    static let relevantCommands: Set<UInt8> = [
+        Nl80211Replies.newInterface, Nl80211Replies.setInterface, Nl80211Replies.deleteInterface, Nl80211Replies.newScanResults,
+        UInt8(NL80211_CMD_ASSOCIATE.rawValue), UInt8(NL80211_CMD_DEAUTHENTICATE.rawValue), UInt8(NL80211_CMD_DISASSOCIATE.rawValue),
+        UInt8(NL80211_CMD_CONNECT.rawValue), UInt8(NL80211_CMD_ROAM.rawValue), UInt8(NL80211_CMD_DISCONNECT.rawValue),
+        UInt8(NL80211_CMD_PORT_AUTHORIZED.rawValue), UInt8(NL80211_CMD_CH_SWITCH_NOTIFY.rawValue),
+    ]
+
+    /// Subscribed to the groups above; nil when the kernel has no nl80211.
+    init?(receiveBufferBytes: Int) {
+        guard let socket = Nl80211Socket() else { return nil }
+        nl_socket_disable_seq_check(socket.handle)
+        for group in ["mlme", "scan", "config"] {
+            guard let id = socket.groupID(group), nl_socket_add_membership(socket.handle, id) == 0 else { return nil }
+        }
+        _ = nl_socket_set_nonblocking(socket.handle)
+        SocketOptions.setReceiveBuffer(fileDescriptor: socket.fileDescriptor, bytes: receiveBufferBytes)
+        self.socket = socket
+        nl_socket_modify_cb(socket.handle, NL_CB_VALID, NL_CB_CUSTOM, { message, context in
+            guard let message, let context, let body = Nl80211Socket.body(message) else { return Int32(NL_OK.rawValue) }
+            let events = Unmanaged<Nl80211Events>.fromOpaque(context).takeUnretainedValue()
+            if Nl80211Events.relevantCommands.contains(body.command), let index = Nl80211Replies.interfaceIndex(body.attributes) {
+                events.changed.insert(index)
+                if body.command == UInt8(NL80211_CMD_DISCONNECT.rawValue), body.attributes[UInt16(NL80211_ATTR_DISCONNECTED_BY_AP.rawValue)] != nil {
+                    events.endedByAccessPoint.insert(index)
+                }
+            }
+            return Int32(NL_OK.rawValue)
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    var fileDescriptor: Int32 { socket.fileDescriptor }
+
+    /// Reads every queued event. Returns the interfaces to re-read, those whose access point
+    /// ended the association, and whether events were lost.
+    func receive() -> (indices: Set<Int32>, endedByAccessPoint: Set<Int32>, overflowed: Bool) {
+        for _ in 0..<10_000 {
+            let result = nl_recvmsgs_default(socket.handle)
+            if result == -NLE_NOMEM {
+                overflowed = true
+                continue
+            }
+            if result <= 0 { break }
+        }
+        defer {
+            changed.removeAll(keepingCapacity: true)
+            endedByAccessPoint.removeAll(keepingCapacity: true)
+            overflowed = false
+        }
+        return (changed, endedByAccessPoint, overflowed)
+    }
+}
