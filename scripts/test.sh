@@ -51,6 +51,22 @@ if ! scripts/fuzz/run.sh "${REACH_FUZZ_SECONDS:-5}"; then
     status=1
 fi
 
+# The VM suites: Debian's stock kernel under qemu (scripts/vmlab), one boot per suite, with real
+# Wi-Fi (mac80211_hwsim, hostapd, wpa_supplicant) and real USB network drivers (gadgets on
+# dummy_hcd). A VM that cannot boot exits 125: a failure like any other (never a skip).
+# REACH_VM_TESTS=0 leaves them out of a local run; CI always runs them.
+if [[ ${CI:-} == true || ${REACH_VM_TESTS:-1} != 0 ]]; then
+    for suite in wifi usb; do
+        if ! scripts/vmlab/vmlab.py run --timeout 900 -- "scripts/vmlab/suites/$suite.sh" 2>&1 | tee -a "$log.vm"; then
+            echo "test: VM suite $suite failed" >&2
+            status=1
+        fi
+    done
+    rm -f "$log.vm"
+else
+    echo "test: REACH_VM_TESTS=0: the VM suites (real Wi-Fi and USB drivers) were not run" >&2
+fi
+
 # Leftover namespaces would mean a test leaked one (ours are anonymous, so there should be none).
 if ip netns list 2>/dev/null | grep -q '^reach-'; then
     echo "test: named reach-* namespaces were left behind" >&2

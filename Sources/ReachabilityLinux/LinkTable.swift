@@ -21,8 +21,8 @@ final class LinkTable {
     private var sysfsCache: [Int32: (name: String, facts: SysfsFacts?)] = [:]
     /// Wi-Fi facts per interface, from nl80211 (kept across link updates, like the lease hints).
     private var wifi: [Int32: WifiFacts] = [:]
-    /// Interfaces that look like Wi-Fi and appeared, were renamed or changed state since the
-    /// last ``takeWifiCandidates()``: their nl80211 facts are read again.
+    /// Interfaces that look like Wi-Fi and appeared or were renamed since the last
+    /// ``takeWifiCandidates()``: their nl80211 facts are read.
     private var wifiCandidates: Set<Int32> = []
     /// Indices whose per-family link objects libnl keeps after the link is gone.
     private(set) var deletedIndices: [Int32] = []
@@ -72,7 +72,8 @@ final class LinkTable {
         facts.dhcpHints = leaseHints[facts.index]
         facts.wifi = wifi[facts.index]
         links[facts.index] = facts
-        if Self.looksLikeWifi(facts), previous?.flags != facts.flags || previous?.name != facts.name { wifiCandidates.insert(facts.index) }
+        // New or renamed: read once; after that nl80211's own events say when to read again.
+        if Self.looksLikeWifi(facts), previous?.name != facts.name { wifiCandidates.insert(facts.index) }
         // Routes through a link that goes down vanish without RTM_DELROUTE: re-dump then.
         if carriesDefault && previous?.flags != facts.flags { routeRelevantChange = true }
     }

@@ -229,8 +229,10 @@ private final class WatchSession {
         guard let wifiEvents else { return }
         let received = wifiEvents.receive()
         if received.overflowed { statistics.value.withLock { $0.overflows += 1 } }
-        refreshWifi(received.overflowed ? received.indices.union(table.allWifiInterfaces) : received.indices)
-        roamGrace.update(carrying: table.carryingStations, endedByAccessPoint: received.endedByAccessPoint, at: reach_monotonic_ns())
+        var indices = received.overflowed ? received.indices.union(table.allWifiInterfaces) : received.indices
+        indices.formUnion(received.scanned.filter { table.links[$0]?.wifi?.association != nil })
+        refreshWifi(indices)
+        roamGrace.update(carrying: table.carryingStations, endedForGood: received.endedForGood, at: reach_monotonic_ns())
     }
 
     func publishInitial() {

@@ -178,45 +178,45 @@ enum WifiBytes {
 
     @Test func aStationThatJoinsAgainIsNeverPublishedAsGone() {
         var grace = RoamGrace()
-        grace.update(carrying: [5], endedByAccessPoint: [], at: 0)
+        grace.update(carrying: [5], endedForGood: [], at: 0)
         #expect(grace.deadline == nil)
         #expect(publish(&grace, at: 0))
         // Left on its own (a roam begins): waiting.
-        grace.update(carrying: [], endedByAccessPoint: [], at: 1_000)
+        grace.update(carrying: [], endedForGood: [], at: 1_000)
         #expect(grace.deadline == 1_000 + RoamGrace.grace)
         #expect(!publish(&grace, at: 2_000))
         // Associated again, carrier not back yet: still not carrying, still waiting.
-        grace.update(carrying: [], endedByAccessPoint: [], at: 3_000)
+        grace.update(carrying: [], endedForGood: [], at: 3_000)
         #expect(!publish(&grace, at: 3_000))
         // Carrying traffic: waiting ends at once.
-        grace.update(carrying: [5], endedByAccessPoint: [], at: 4_000)
+        grace.update(carrying: [5], endedForGood: [], at: 4_000)
         #expect(grace.deadline == nil)
         #expect(publish(&grace, at: 4_000))
     }
 
     @Test func aStationThatStaysAwayIsPublishedAtTheDeadline() {
         var grace = RoamGrace()
-        grace.update(carrying: [5, 6], endedByAccessPoint: [], at: 0)
-        grace.update(carrying: [6], endedByAccessPoint: [], at: 10)
-        grace.update(carrying: [], endedByAccessPoint: [], at: 100)  // a second one does not move the deadline
+        grace.update(carrying: [5, 6], endedForGood: [], at: 0)
+        grace.update(carrying: [6], endedForGood: [], at: 10)
+        grace.update(carrying: [], endedForGood: [], at: 100)  // a second one does not move the deadline
         #expect(grace.deadline == 10 + RoamGrace.grace)
-        grace.update(carrying: [6], endedByAccessPoint: [], at: 200)
+        grace.update(carrying: [6], endedForGood: [], at: 200)
         #expect(grace.stations == [5])
         #expect(!publish(&grace, at: 10 + RoamGrace.grace - 1))
         #expect(publish(&grace, at: 10 + RoamGrace.grace))
         #expect(grace.stations.isEmpty)
     }
 
-    @Test func anAccessPointThatEndsItIsPublishedAtOnce() {
+    @Test func anAssociationEndedForGoodIsPublishedAtOnce() {
         var grace = RoamGrace()
-        grace.update(carrying: [5], endedByAccessPoint: [], at: 0)
-        grace.update(carrying: [], endedByAccessPoint: [5], at: 10)
+        grace.update(carrying: [5], endedForGood: [], at: 0)
+        grace.update(carrying: [], endedForGood: [5], at: 10)
         #expect(grace.deadline == nil)
         // The carrier went first; the access point's word comes in the next batch.
-        grace.update(carrying: [5], endedByAccessPoint: [], at: 20)
-        grace.update(carrying: [], endedByAccessPoint: [], at: 30)
+        grace.update(carrying: [5], endedForGood: [], at: 20)
+        grace.update(carrying: [], endedForGood: [], at: 30)
         #expect(grace.deadline != nil)
-        grace.update(carrying: [], endedByAccessPoint: [5], at: 40)
+        grace.update(carrying: [], endedForGood: [5], at: 40)
         #expect(grace.deadline == nil)
         #expect(publish(&grace, at: 41))
     }

@@ -156,3 +156,24 @@ struct PathMetricsTests {
         #expect(Exposition(first.render()).family("reach_path_status") == PathFixtures.statusSeries(.cellular))
     }
 }
+
+/// SSID and BSSID say where the machine is: never metric labels, whatever the path holds.
+@Suite("Wi-Fi privacy in metrics")
+struct WifiPrivacyMetricsTests {
+    @Test func neitherTheSSIDNorTheBSSIDReachesTheExposition() {
+        var station = PathFixtures.wlan0
+        station.wifi = WifiFacts(mode: .station, association: WifiAssociation(
+            ssid: "Home-4G-Router", bssid: "a4:2b:b0:12:34:56", frequencyMHz: 5180, signalDBm: -48,
+            beacon: BeaconSignals(networkCost: NetworkCostElement(level: 2, flags: 0x04), accessNetworkType: 2)))
+        var path = PathFixtures.wifi
+        path.interfaces = [PathFixtures.loopback, station]
+        path.identity.ssid = "Home-4G-Router"
+        let metrics = ReachMetrics()
+        metrics.observe(path)
+        let text = metrics.render()
+        #expect(text.contains("reach_interface_info"))
+        #expect(!text.contains("Home-4G-Router"))
+        #expect(!text.lowercased().contains("a4:2b:b0:12:34:56"))
+        #expect(!text.contains("ssid") && !text.contains("bssid"))
+    }
+}

@@ -81,7 +81,7 @@ import tempfile
 import threading
 import time
 
-from benchlib import (REPO, RESULTS_DIR, Guarded, Janitor, git_state, loadavg, log, record_end,
+from benchlib import (REPO, RESULTS_DIR, Guarded, Janitor, clock_ms, git_state, loadavg, log, record_end, status_kib,
                       raise_on_stop_signals, remove_stale_namespaces, render_safely, run_scenario, stamped_lines,
                       write_results)
 
@@ -295,29 +295,6 @@ def cpu_ms(pid: int) -> float:
         return float("nan")
     fields = data[data.rindex(")") + 2:].split()
     return (int(fields[11]) + int(fields[12])) * 1000.0 / CLK_TCK
-
-
-def clock_ms(pid: int) -> float:
-    """The process's CPU clock (clock_getcpuclockid: every thread, dead ones included), in ms.
-
-    The same quantity as utime+stime (the kernel derives both from sum_exec_runtime), in
-    nanoseconds instead of clock ticks.
-    """
-    try:
-        return time.clock_gettime_ns(((~pid) << 3) | 2) / 1e6  # MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
-    except OSError:  # the process is gone
-        return float("nan")
-
-
-def status_kib(pid: int, key: str) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as file:
-            for line in file:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except FileNotFoundError:
-        return None
-    return None
 
 
 def netlink_drops(pid: int) -> dict:

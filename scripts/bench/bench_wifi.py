@@ -9,10 +9,11 @@ run:
   * `reach watch --json --all-changes --debounce 0` with Wi-Fi facts (the default);
   * the same with `--no-wifi-facts` (what reach did before);
   * `ip -ts monitor link`, the peer: it sees the carrier, never the network or its cost.
-Measured: the delay from the kernel's `connected` event to the first reach line naming the
-SSID with the cost (and to ip monitor's LOWER_UP line), from `disconnected` to reach's
-unreachable line (and ip monitor's NO-CARRIER line); reach's CPU per path change with and
-without Wi-Fi facts; both watchers' RSS when idle afterwards.
+Half the cycles the station leaves (`wpa_cli disconnect`), half the access point ends the
+association (`hostapd_cli deauthenticate`). Measured: the delay from the kernel's `connected`
+event to the first reach line naming the SSID with the cost (and to ip monitor's LOWER_UP
+line), from `disconnected` to reach's unreachable line (and ip monitor's NO-CARRIER line);
+reach's CPU per path change with and without Wi-Fi facts; both watchers' RSS when idle.
 
 Output: a table on stdout, JSON in scripts/bench/results/wifi-<UTC time>.json.
 """
@@ -116,6 +117,23 @@ def ip_monitor_times(ip: Lines, carrier: bool) -> list[float]:
     return times
 
 
+def memory(pid: int) -> dict:
+    """VmRSS and its anonymous and file-backed parts (KiB): anonymous memory is what the process
+    itself holds; file-backed pages are its code, shared and reclaimable."""
+    return {"rss": benchlib.status_kib(pid, "VmRSS") or 0, "anonymous": benchlib.status_kib(pid, "RssAnon") or 0,
+            "file": benchlib.status_kib(pid, "RssFile") or 0}
+
+
+def calibration_ms() -> float:
+    """CPU time of a fixed piece of Python work: run on the host and in the guest, the ratio is
+    how much slower the emulated CPU is (TCG), to estimate native figures from emulated ones."""
+    started = time.process_time()
+    total = 0
+    for number in range(3_000_000):
+        total += number * number % 7
+    return (time.process_time() - started) * 1000
+
+
 def summary(values: list[float]) -> dict:
     if not values:
         return {"count": 0}
@@ -139,6 +157,7 @@ def main() -> int:
     parser.add_argument("--reach", required=True)
     parser.add_argument("--cycles", type=int, default=20)
     parser.add_argument("--out", default=benchlib.RESULTS_DIR)
+    parser.add_argument("--host-calibration-ms", type=float, help="calibration_ms() measured on the host (wifi.sh does)")
     args = parser.parse_args()
     started = datetime.datetime.now(datetime.timezone.utc)
     results: dict = {"kind": "wifi", "started": started.isoformat(), "cycles": args.cycles, **benchlib.git_state()}
@@ -158,39 +177,68 @@ def main() -> int:
         time.sleep(2)
         cpu_before = {name: benchlib.clock_ms(w.proc.pid) for name, w in (("reach", reach), ("bare", bare))}
         lines_before = {name: len(w.snapshot()) for name, w in (("reach", reach), ("bare", bare))}
+        cycles_started = time.time()
+        rss_before = {name: memory(w.proc.pid) for name, w in (("reach", reach), ("bare", bare))}
+        station = open("/sys/class/net/wlan0/address").read().strip()
+        completed = "vm_wait \"wpa_cli -p /run/wpa_supplicant -i wlan0 status | grep -qx wpa_state=COMPLETED\" 30"
         for cycle in range(args.cycles):
-            shell("wpa_cli -p /run/wpa_supplicant -i wlan0 disconnect >/dev/null && "
-                  "vm_wait \"wpa_cli -p /run/wpa_supplicant -i wlan0 status | grep -qx wpa_state=DISCONNECTED\" 20")
-            time.sleep(1.0)
-            shell("wpa_cli -p /run/wpa_supplicant -i wlan0 reconnect >/dev/null && "
-                  "vm_wait \"wpa_cli -p /run/wpa_supplicant -i wlan0 status | grep -qx wpa_state=COMPLETED\" 20")
+            if cycle % 2 == 0:
+                # The station leaves (reason 3), then joins again.
+                shell("wpa_cli -p /run/wpa_supplicant -i wlan0 disconnect >/dev/null && "
+                      "vm_wait \"wpa_cli -p /run/wpa_supplicant -i wlan0 status | grep -qx wpa_state=DISCONNECTED\" 20")
+                time.sleep(1.0)
+                shell(f"wpa_cli -p /run/wpa_supplicant -i wlan0 reconnect >/dev/null && {completed}")
+            else:
+                # The access point ends it; wpa_supplicant joins again by itself.
+                shell(f"hostapd_cli -p /run/hostapd-bench -i $(cat $VM_STATE/ap-bench.if) deauthenticate {station} >/dev/null && "
+                      "sleep 0.5 && " + completed)
             time.sleep(1.0)
         time.sleep(2)
         cpu = {name: benchlib.clock_ms(w.proc.pid) - cpu_before[name] for name, w in (("reach", reach), ("bare", bare))}
         changes = {name: len(w.snapshot()) - lines_before[name] for name, w in (("reach", reach), ("bare", bare))}
         time.sleep(3)
-        rss = {name: benchlib.status_kib(w.proc.pid, "VmRSS") for name, w in (("reach", reach), ("bare", bare))}
+        rss = {name: memory(w.proc.pid) for name, w in (("reach", reach), ("bare", bare))}
+        results["idle_memory_before_cycles_kib"] = rss_before
 
-        connected = kernel_events(iw, "connected to")
-        disconnected = kernel_events(iw, "disconnected")
+        # References: the kernel's events during the cycles (the first association waited for
+        # the bench to add the default route). A disconnection's reference is the earlier of
+        # nl80211's event and the carrier loss ip monitor saw (the carrier often drops first).
+        no_carrier = ip_monitor_times(ip, False)
+
+        def earliest(event: float) -> float:
+            return min([event] + [t for t in no_carrier if event - 0.3 <= t <= event])
+
+        connected = [t for t in kernel_events(iw, "connected to") if t >= cycles_started]
+        left = [earliest(t) for t in kernel_events(iw, "disconnected (local request)") if t >= cycles_started]
+        ended = [earliest(t) for t in kernel_events(iw, "disconnected (by AP)") if t >= cycles_started]
         reach_rows = [(row["time"], row) for row in (wlan0(line) for _, line in reach.snapshot()) if row]
         costed = [t for t, row in reach_rows if row["ssid"] == SSID and row["expensive"] and row["status"] == "wifi"]
         gone = [t for t, row in reach_rows if row["status"] == "unreachable" and row["associated"] is False]
         results["association_to_path_ms"] = {"reach": summary(delays(connected, costed)),
                                              "ip_monitor_lower_up": summary(delays(connected, ip_monitor_times(ip, True)))}
+        bare_gone = [t for t, row in ((r["time"], r) for r in (wlan0(l) for _, l in bare.snapshot()) if r) if row["status"] == "unreachable"]
         results["disassociation_to_unreachable_ms"] = {
-            "reach": summary(delays(disconnected, gone)),
-            "reach_no_wifi_facts": summary(delays(disconnected, [t for t, row in ((r["time"], r) for r in
-                                                                              (wlan0(l) for _, l in bare.snapshot()) if r)
-                                                                  if row["status"] == "unreachable"])),
-            "ip_monitor_no_carrier": summary(delays(disconnected, ip_monitor_times(ip, False)))}
-        results["kernel_events"] = {"connected": len(connected), "disconnected": len(disconnected)}
+            "station_leaves": {"reach": summary(delays(left, gone)), "reach_no_wifi_facts": summary(delays(left, bare_gone)),
+                               "ip_monitor_no_carrier": summary(delays(left, no_carrier))},
+            "access_point_ends": {"reach": summary(delays(ended, gone)), "reach_no_wifi_facts": summary(delays(ended, bare_gone)),
+                                  "ip_monitor_no_carrier": summary(delays(ended, no_carrier))}}
+        results["kernel_events"] = {"connected": len(connected), "left": len(left), "ended_by_ap": len(ended)}
+        # The raw series, to check any figure against what each tool printed.
+        results["raw"] = {"iw": [line for _, line in iw.snapshot() if "wlan0" in line],
+                          "reach": [(t, r["status"], r["associated"]) for t, r in reach_rows],
+                          "bare": [(r["time"], r["status"]) for r in (wlan0(l) for _, l in bare.snapshot()) if r],
+                          "ip_monitor": [line[:90] for _, line in ip.snapshot() if ": wlan0:" in line]}
         results["path_changes"] = changes
         results["cpu_ms"] = {k: round(v, 2) for k, v in cpu.items()}
         results["cpu_ms_per_change"] = {k: round(cpu[k] / max(1, changes[k]), 3) for k in cpu}
         results["wifi_cpu_ms_per_association_change"] = round((cpu["reach"] - cpu["bare"]) / max(1, 2 * args.cycles), 3)
-        results["idle_rss_kib"] = rss
-        results["idle_rss_added_kib"] = (rss["reach"] or 0) - (rss["bare"] or 0)
+        results["wifi_cpu_ms_per_path_change"] = round((cpu["reach"] - cpu["bare"]) / max(1, changes["reach"]), 3)
+        results["idle_memory_kib"] = rss
+        guest = calibration_ms()
+        results["calibration_ms"] = {"guest": round(guest, 1), "host": args.host_calibration_ms}
+        slowdown = guest / args.host_calibration_ms if args.host_calibration_ms else None
+        results["emulation_slowdown"] = round(slowdown, 1) if slowdown else None
+        results["idle_memory_added_kib"] = {key: rss["reach"][key] - rss["bare"][key] for key in rss["reach"]}
     finally:
         for watcher in watchers:
             watcher.stop()
@@ -203,16 +251,24 @@ def main() -> int:
     a = results["association_to_path_ms"]
     d = results["disassociation_to_unreachable_ms"]
     print(f"{'measure':52} {'median':>9} {'p90':>9} {'max':>9} {'n':>4}")
-    for label, row in [("association -> reach path with SSID and cost", a["reach"]),
-                       ("association -> ip monitor LOWER_UP (no SSID, no cost)", a["ip_monitor_lower_up"]),
-                       ("disassociation -> reach unreachable", d["reach"]),
-                       ("disassociation -> reach --no-wifi-facts unreachable", d["reach_no_wifi_facts"]),
-                       ("disassociation -> ip monitor NO-CARRIER", d["ip_monitor_no_carrier"])]:
+    rows = [("association -> reach path with SSID and cost", a["reach"]),
+            ("association -> ip monitor LOWER_UP (no SSID, no cost)", a["ip_monitor_lower_up"])]
+    for case, words in (("station_leaves", "station leaves"), ("access_point_ends", "AP ends it")):
+        rows += [(f"{words} -> reach unreachable", d[case]["reach"]),
+                 (f"{words} -> reach --no-wifi-facts unreachable", d[case]["reach_no_wifi_facts"]),
+                 (f"{words} -> ip monitor NO-CARRIER", d[case]["ip_monitor_no_carrier"])]
+    for label, row in rows:
         print(f"{label:52} {row.get('median_ms', '-'):>9} {row.get('p90_ms', '-'):>9} {row.get('max_ms', '-'):>9} {row['count']:>4}")
-    print(f"reach CPU per path change: {results['cpu_ms_per_change']['reach']} ms with Wi-Fi facts, "
-          f"{results['cpu_ms_per_change']['bare']} ms without; Wi-Fi facts add "
-          f"{results['wifi_cpu_ms_per_association_change']} ms per (dis)association")
-    print(f"idle RSS: {rss['reach']} KiB with Wi-Fi facts, {rss['bare']} KiB without (+{results['idle_rss_added_kib']} KiB)")
+    print(f"reach CPU: {results['cpu_ms']['reach']} ms for {changes['reach']} path changes with Wi-Fi facts, "
+          f"{results['cpu_ms']['bare']} ms for {changes['bare']} without: Wi-Fi facts add "
+          f"{results['wifi_cpu_ms_per_path_change']} ms per path change, {results['wifi_cpu_ms_per_association_change']} ms per (dis)association")
+    if results.get("emulation_slowdown"):
+        factor = results["emulation_slowdown"]
+        print(f"the emulated CPU is {factor}x slower than the host's (calibration): Wi-Fi facts would add about "
+              f"{results['wifi_cpu_ms_per_path_change'] / factor:.3f} ms per path change natively")
+    added = results["idle_memory_added_kib"]
+    print(f"idle memory with Wi-Fi facts minus without: RSS {added['rss']:+} KiB, of which anonymous {added['anonymous']:+} KiB "
+          f"and file-backed (code pages, shared) {added['file']:+} KiB; with {rss['reach']}, without {rss['bare']}")
     print(f"results: {path}")
     return 0
 

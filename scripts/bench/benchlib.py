@@ -215,6 +215,33 @@ def record_end(results: dict, started: datetime.datetime, prefix: str) -> list[s
 
 
 # --------------------------------------------------------------------------------------------
+# A process's CPU and memory
+# --------------------------------------------------------------------------------------------
+
+def clock_ms(pid: int) -> float:
+    """The process's CPU clock (clock_getcpuclockid: every thread, dead ones included), in ms.
+
+    The same quantity as utime+stime (the kernel derives both from sum_exec_runtime), in
+    nanoseconds instead of clock ticks.
+    """
+    try:
+        return time.clock_gettime_ns(((~pid) << 3) | 2) / 1e6  # MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+    except OSError:  # the process is gone
+        return float("nan")
+
+
+def status_kib(pid: int, key: str) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            for line in file:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except FileNotFoundError:
+        return None
+    return None
+
+
+# --------------------------------------------------------------------------------------------
 # Child processes' output
 # --------------------------------------------------------------------------------------------
 

@@ -3,9 +3,11 @@
 /// A roam between access points of one SSID looks, to the kernel, like leaving one (a local
 /// disconnect, the carrier dropping) and joining the next tens of milliseconds later. Published
 /// as it happens, that is an outage the user never had. So when a station that carried traffic
-/// stops (its association or its carrier gone) and its access point did not end it, publishing
-/// waits until it carries traffic again or ``grace`` passes, whichever comes first. An access
-/// point that ends the association (nl80211's `DISCONNECTED_BY_AP`) is published at once.
+/// stops (its association or its carrier gone), publishing waits until it carries traffic again,
+/// or nl80211 says the association ended for good, or ``grace`` passes, whichever comes first.
+/// Ended for good: the access point ended it (`DISCONNECTED_BY_AP`), or the station chose to
+/// leave (reason 3, `wpa_cli disconnect`). A roam's disconnect carries neither: mac80211 leaves
+/// the old access point with reason 1 when it authenticates with the next one.
 package struct RoamGrace: Sendable, Hashable {
     /// How long a station that left on its own is given to join again: a roam with WPA2-PSK
     /// takes tens of milliseconds; longer is a real disconnection.
@@ -21,11 +23,11 @@ package struct RoamGrace: Sendable, Hashable {
     package init() {}
 
     /// After a batch of events: `carrying` are the stations associated and carrying traffic
-    /// now, `endedByAccessPoint` those whose access point ended the association.
-    package mutating func update(carrying now: Set<Int32>, endedByAccessPoint: Set<Int32>, at time: Int64) {
+    /// now, `endedForGood` those whose association nl80211 says ended for good.
+    package mutating func update(carrying now: Set<Int32>, endedForGood: Set<Int32>, at time: Int64) {
         stations.formUnion(carrying.subtracting(now))
         stations.subtract(now)
-        stations.subtract(endedByAccessPoint)
+        stations.subtract(endedForGood)
         carrying = now
         if stations.isEmpty {
             deadline = nil

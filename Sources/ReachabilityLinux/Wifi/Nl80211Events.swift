@@ -8,19 +8,28 @@ import ReachabilityCore
 final class Nl80211Events {
     private let socket: Nl80211Socket
     private var changed: Set<Int32> = []
-    /// Stations whose access point ended the association (`DISCONNECTED_BY_AP`).
-    private var endedByAccessPoint: Set<Int32> = []
+    /// Stations whose association ended for good: by the access point (`DISCONNECTED_BY_AP`),
+    /// or because the station chose to leave (reason 3).
+    private var endedForGood: Set<Int32> = []
+    /// Interfaces with new scan results.
+    private var scanned: Set<Int32> = []
     /// The socket overflowed: some event was lost, so every Wi-Fi interface must be re-read.
     private var overflowed = false
 
-    /// Commands after which an interface's facts are read again. Authentication and scan
-    /// triggers change nothing we report.
+    /// Commands after which an interface's facts are read again. cfg80211 sends CONNECT, ROAM
+    /// and DISCONNECT whoever runs the authentication (the kernel, wpa_supplicant, iwd), so the
+    /// finer AUTHENTICATE/ASSOCIATE/DEAUTHENTICATE events that surround them add nothing.
     static let relevantCommands: Set<UInt8> = [
-        Nl80211Replies.newInterface, Nl80211Replies.setInterface, Nl80211Replies.deleteInterface, Nl80211Replies.newScanResults,
-        UInt8(NL80211_CMD_ASSOCIATE.rawValue), UInt8(NL80211_CMD_DEAUTHENTICATE.rawValue), UInt8(NL80211_CMD_DISASSOCIATE.rawValue),
+        Nl80211Replies.newInterface, Nl80211Replies.setInterface, Nl80211Replies.deleteInterface,
         UInt8(NL80211_CMD_CONNECT.rawValue), UInt8(NL80211_CMD_ROAM.rawValue), UInt8(NL80211_CMD_DISCONNECT.rawValue),
-        UInt8(NL80211_CMD_PORT_AUTHORIZED.rawValue), UInt8(NL80211_CMD_CH_SWITCH_NOTIFY.rawValue),
+        UInt8(NL80211_CMD_CH_SWITCH_NOTIFY.rawValue),
     ]
+    /// New scan results matter only to an associated station (its access point's elements may
+    /// have changed); a station looking for a network scans often and has nothing to report.
+    static let scanResults = Nl80211Replies.newScanResults
+    /// `WLAN_REASON_DEAUTH_LEAVING`: the station itself chose to leave (`wpa_cli disconnect`,
+    /// NetworkManager's disconnect), so no roam follows.
+    static let reasonLeaving: UInt64 = 3
 
     /// Subscribed to the groups above; nil when the kernel has no nl80211.
     init?(receiveBufferBytes: Int) {
@@ -35,11 +44,14 @@ final class Nl80211Events {
         nl_socket_modify_cb(socket.handle, NL_CB_VALID, NL_CB_CUSTOM, { message, context in
             guard let message, let context, let body = Nl80211Socket.body(message) else { return Int32(NL_OK.rawValue) }
             let events = Unmanaged<Nl80211Events>.fromOpaque(context).takeUnretainedValue()
-            if Nl80211Events.relevantCommands.contains(body.command), let index = Nl80211Replies.interfaceIndex(body.attributes) {
-                events.changed.insert(index)
-                if body.command == UInt8(NL80211_CMD_DISCONNECT.rawValue), body.attributes[UInt16(NL80211_ATTR_DISCONNECTED_BY_AP.rawValue)] != nil {
-                    events.endedByAccessPoint.insert(index)
-                }
+            guard let index = Nl80211Replies.interfaceIndex(body.attributes) else { return Int32(NL_OK.rawValue) }
+            if body.command == Nl80211Events.scanResults { events.scanned.insert(index) }
+            guard Nl80211Events.relevantCommands.contains(body.command) else { return Int32(NL_OK.rawValue) }
+            events.changed.insert(index)
+            if body.command == UInt8(NL80211_CMD_DISCONNECT.rawValue) {
+                let byAccessPoint = body.attributes[UInt16(NL80211_ATTR_DISCONNECTED_BY_AP.rawValue)] != nil
+                let leaving = body.attributes.unsigned(UInt16(NL80211_ATTR_REASON_CODE.rawValue)) == Nl80211Events.reasonLeaving
+                if byAccessPoint || leaving { events.endedForGood.insert(index) }
             }
             return Int32(NL_OK.rawValue)
         }, Unmanaged.passUnretained(self).toOpaque())
@@ -47,9 +59,9 @@ final class Nl80211Events {
 
     var fileDescriptor: Int32 { socket.fileDescriptor }
 
-    /// Reads every queued event. Returns the interfaces to re-read, those whose access point
-    /// ended the association, and whether events were lost.
-    func receive() -> (indices: Set<Int32>, endedByAccessPoint: Set<Int32>, overflowed: Bool) {
+    /// Reads every queued event. Returns the interfaces to re-read, those with new scan results,
+    /// those whose association ended for good, and whether events were lost.
+    func receive() -> (indices: Set<Int32>, scanned: Set<Int32>, endedForGood: Set<Int32>, overflowed: Bool) {
         for _ in 0..<10_000 {
             let result = nl_recvmsgs_default(socket.handle)
             if result == -NLE_NOMEM {
@@ -60,9 +72,10 @@ final class Nl80211Events {
         }
         defer {
             changed.removeAll(keepingCapacity: true)
-            endedByAccessPoint.removeAll(keepingCapacity: true)
+            endedForGood.removeAll(keepingCapacity: true)
+            scanned.removeAll(keepingCapacity: true)
             overflowed = false
         }
-        return (changed, endedByAccessPoint, overflowed)
+        return (changed, scanned, endedForGood, overflowed)
     }
 }

@@ -6,41 +6,20 @@
 # then "vm-usb: N passed, M failed"; exit 1 if any failed.
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
-. scripts/vmlab/guest/lib.sh
+. scripts/vmlab/guest/suite.sh
+suite_start vm-usb
 json=scripts/vmlab/guest/watchjson.py
 out=${VM_USB_OUT:-/tmp/vm-usb}
 mkdir -p "$out"
-passed=0
-failed=0
-watch_pid=
-
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-finish() {
-    [ -z "$watch_pid" ] || kill "$watch_pid" 2>/dev/null
-    vm_cleanup
-    echo "vm-usb: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
-}
-trap 'finish; exit $?' EXIT
-trap 'exit 130' INT TERM
-
-# A copy in the guest's tmpfs: the host may relink the binary while the suite runs.
-bin=${REACH_BIN:-.build/debug/reach}
-if ! cp "$bin" /tmp/reach 2>/dev/null; then
-    fail setup "no reach binary at $bin"
-    exit 1
-fi
 # Drivers loaded before watching: loading modules is not what this suite tests.
 modprobe dummy_hcd num=4 && modprobe -a libcomposite usb_f_ncm usb_f_rndis usb_f_ecm cdc_ether cdc_ncm rndis_host || {
     fail setup "modprobe failed"
     exit 1
 }
 # --all-changes: an interface appearing that is not the primary one changes no summary.
-/tmp/reach watch --json --all-changes --debounce 0 >"$out/watch.jsonl" 2>"$out/watch.err" &
-watch_pid=$!
+suite_background /tmp/reach watch --json --all-changes --debounce 0 >"$out/watch.jsonl" 2>"$out/watch.err"
 vm_wait "[ -s $out/watch.jsonl ]" 60 || {
     fail setup "reach watch printed nothing: $(head -c 300 "$out/watch.err")"
     exit 1
@@ -84,3 +63,11 @@ usb_case rndis-google rndis 0x18d1 0x4ee3 '*' true
 usb_case ecm-huawei ecm 0x12d1 0x14db cellular true
 usb_case ecm-zte ecm 0x19d2 0x1405 cellular true
 usb_case ecm-linux ecm 0x0525 0xa4a1 wired false
+# More of USBVendorTable's rows, on the driver each names: phones that tether over RNDIS or
+# NCM, an iPhone's NCM interface, a stick flagged WWAN, and a Lenovo adapter on cdc_ether (not a
+# phone: the Lenovo row names only rndis_host and cdc_ncm; 17ef:7205, a dock, is left to r8152).
+usb_case rndis-samsung rndis 0x04e8 0x6863 '*' true
+usb_case ncm-huawei-phone ncm 0x12d1 0x107e '*' true
+usb_case ncm-apple ncm 0x05ac 0x12a8 '*' true
+usb_case ecm-vodafone-k3805z ecm 0x19d2 0x1003 cellular true
+usb_case ecm-lenovo-adapter ecm 0x17ef 0x1234 wired false

@@ -7,47 +7,23 @@
 # (ok NAME / FAIL NAME: reason, details on "#" lines), then "vm-wifi: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
-. scripts/vmlab/guest/lib.sh
+. scripts/vmlab/guest/suite.sh
+suite_start vm-wifi
 check=scripts/vmlab/guest/wifijson.py
 out=${VM_WIFI_OUT:-/tmp/vm-wifi}
 mkdir -p "$out"
-passed=0
-failed=0
-watch_pid=
-text_pid=
-iw_pid=
-
-ok() { echo "ok $1"; passed=$((passed + 1)); }
+reach() { /tmp/reach "$@"; }
 # VM_WIFI_ONLY="roam explain" runs only those cases (for debugging one).
 selected() { [ -z "${VM_WIFI_ONLY:-}" ] || case " $VM_WIFI_ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-
-finish() {
-    [ -z "$watch_pid" ] || kill "$watch_pid" 2>/dev/null
-    [ -z "$text_pid" ] || kill "$text_pid" 2>/dev/null
-    [ -z "$iw_pid" ] || kill "$iw_pid" 2>/dev/null
-    vm_cleanup
-    echo "vm-wifi: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
-}
-trap 'finish; exit $?' EXIT
-trap 'exit 130' INT TERM
-
-bin=${REACH_BIN:-.build/debug/reach}
-cp "$bin" /tmp/reach 2>/dev/null || { fail setup "no reach binary at $bin"; exit 1; }
-reach() { /tmp/reach "$@"; }
 
 # wlan0 is the station; wlan1..3 serve as access points.
 vm_wifi_radios 4 || { fail setup "no hwsim radios"; exit 1; }
 ip link set wlan0 up
 ip addr add 10.77.0.2/24 dev wlan0
 
-reach watch --json --all-changes --debounce 0 >"$out/watch.jsonl" 2>"$out/watch.err" &
-watch_pid=$!
-reach watch --debounce 0 >"$out/watch.txt" 2>&1 &
-text_pid=$!
-iw event -t >"$out/iw-events.txt" 2>&1 &
-iw_pid=$!
+suite_background /tmp/reach watch --json --all-changes --debounce 0 >"$out/watch.jsonl" 2>"$out/watch.err"
+suite_background /tmp/reach watch --debounce 0 >"$out/watch.txt" 2>&1
+suite_background iw event -t >"$out/iw-events.txt" 2>&1
 vm_wait "[ -s $out/watch.jsonl ] && [ -s $out/watch.txt ]" 60 || { fail setup "reach watch printed nothing: $(head -c 300 "$out/watch.err")"; exit 1; }
 
 # ap NAME RADIO SSID [hostapd lines…]: an access point with address 10.77.0.1 on its side.
