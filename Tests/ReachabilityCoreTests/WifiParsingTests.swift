@@ -87,6 +87,13 @@ enum WifiBytes {
     @Test func ssidTextEscapesWhatIsNotText() {
         #expect(WifiAssociation.ssidText(Array("Café".utf8)) == "Café")
         #expect(WifiAssociation.ssidText([0x41, 0x00, 0xFF, 0x5C]) == "A\\x00\\xff\\x5c")
+        // Text around bad bytes stays text; an escape sequence (ESC, C1 CSI) and a right-to-left
+        // override are shown as bytes, never sent to the terminal.
+        #expect(WifiAssociation.ssidText(Array("Café".utf8) + [0xC3] + Array("x".utf8)) == "Café\\xc3x")
+        #expect(WifiAssociation.ssidText([0x1B] + Array("[2J".utf8)) == "\\x1b[2J")
+        #expect(WifiAssociation.ssidText([0xC2, 0x9B] + Array("31m".utf8)) == "\\xc2\\x9b31m")
+        #expect(WifiAssociation.ssidText(Array("a\u{202E}b".utf8)) == "a\\xe2\\x80\\xaeb")
+        #expect(WifiAssociation.ssidText(Array("🏠 Home 👨‍👩‍👧".utf8)) == "🏠 Home 👨‍👩‍👧")
     }
 }
 

@@ -96,21 +96,40 @@ public struct WifiAssociation: Sendable, Hashable {
         return octet & 0x02 != 0
     }
 
-    /// SSID bytes as text: UTF-8 when valid and printable, else `\xNN` escapes for the odd bytes.
+    /// SSID bytes as text: UTF-8 where valid, with `\xNN` escapes for the bytes that are not,
+    /// and for those of characters a terminal would act on rather than show (control
+    /// characters, C1 included, and bidirectional overrides, which reorder what follows) and of
+    /// `\` itself. A network's name is chosen by whoever runs the access point.
     public static func ssidText(_ bytes: [UInt8]) -> String {
-        if let text = String(validating: bytes, as: UTF8.self), !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "\\" }) {
-            return text
-        }
         var out = ""
-        for byte in bytes {
-            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
+        func escape<Bytes: Sequence<UInt8>>(_ raw: Bytes) {
+            for byte in raw {
                 let hex = String(byte, radix: 16)
                 out += "\\x" + (hex.count == 1 ? "0" : "") + hex
             }
         }
+        var rest = bytes[...]
+        while let first = rest.first {
+            let length = first < 0x80 ? 1 : first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1
+            let candidate = rest.prefix(length)
+            if candidate.count == length, let text = String(validating: candidate, as: UTF8.self),
+               let scalar = text.unicodeScalars.first, text.unicodeScalars.count == 1, !isUnsafe(scalar) {
+                out.unicodeScalars.append(scalar)
+                rest = rest.dropFirst(length)
+            } else {
+                // Not UTF-8 here (or a character to keep off the terminal): escape it, and for an
+                // invalid sequence only its first byte, so what follows is read afresh.
+                let count = candidate.count == length && String(validating: candidate, as: UTF8.self) != nil ? length : 1
+                escape(rest.prefix(count))
+                rest = rest.dropFirst(count)
+            }
+        }
         return out
+    }
+
+    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\\" || scalar.properties.generalCategory == .control
+            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 
     /// Six bytes as `aa:bb:cc:dd:ee:ff`; nil for any other length.

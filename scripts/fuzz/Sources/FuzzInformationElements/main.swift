@@ -11,6 +11,9 @@ public func fuzzInformationElements(_ data: UnsafePointer<UInt8>?, _ size: Int) 
     precondition((signals.ssid?.count ?? 0) <= 32, "SSID of \(signals.ssid?.count ?? 0) bytes")
     precondition((signals.accessNetworkType ?? 0) <= 15, "access network type \(signals.accessNetworkType ?? 0)")
     precondition(InformationElements.signals(bytes) == signals, "not deterministic")
+    // Whatever the access point named itself, the text shown has no control character left.
+    let shown = WifiAssociation.ssidText(bytes)
+    precondition(!shown.unicodeScalars.contains { $0.properties.generalCategory == .control }, "a control character in '\(shown)'")
     let association = WifiAssociation(
         ssid: signals.ssid.map(WifiAssociation.ssidText), bssid: bytes.count >= 6 ? WifiAssociation.macText(bytes.prefix(6))! : "02:1a:11:00:00:01",
         beacon: signals)
