@@ -397,6 +397,14 @@ def exercise(checker, directory):
         if not states <= {"paused", "pending"} or download_id not in [job.get("id") for job in listing.get("jobs", [])]:
             fail("list paused (GET /v1/jobs?state=paused,pending)", f"filter not applied: states {sorted(map(str, states))}")
 
+    # What generated clients send for a list: the name repeated. Both values must count.
+    status, listing = check("list repeated", "GET", "/v1/jobs", "/v1/jobs?state=paused&state=succeeded", expect=200)
+    if isinstance(listing, dict):
+        listed = {job.get("id"): job.get("state") for job in listing.get("jobs", [])}
+        if download_id not in listed or command_id not in listed or not set(listed.values()) <= {"paused", "succeeded"}:
+            fail("list repeated (GET /v1/jobs?state=paused&state=succeeded)", f"expected jobs {command_id} and {download_id}: {listed}")
+    check("bad repeated filter", "GET", "/v1/jobs", "/v1/jobs?state=paused&state=", expect=400)
+
     status, listing = check("list summaries", "GET", "/v1/jobs", "/v1/jobs?view=summary", expect=200)
     if isinstance(listing, dict):
         jobs = listing.get("jobs", [])

@@ -8,6 +8,9 @@ public struct ControlRequest: Sendable {
     public var path: String
     /// The query's parameters, percent-decoded (`+` as a space); the last of repeated names wins.
     public var query: [String: String]
+    /// Every query parameter in the order sent, repeats included (what generated clients send
+    /// for a list: `?state=pending&state=paused`).
+    public var queryItems: [(name: String, value: String)]
     /// The header fields in the order sent, names as sent.
     public var headers: [(String, String)]
     /// The body; empty when there is none.
@@ -15,17 +18,24 @@ public struct ControlRequest: Sendable {
     /// Who sent it, on a Unix socket; nil on TCP.
     public var peer: PeerCredentials?
 
-    /// A request with the given parts (for tests of a handler without a socket).
+    /// A request with the given parts (for tests of a handler without a socket). Without
+    /// `queryItems`, they are `query`'s pairs, sorted by name.
     public init(
-        method: String, path: String, query: [String: String] = [:], headers: [(String, String)] = [], body: [UInt8] = [],
-        peer: PeerCredentials? = nil
+        method: String, path: String, query: [String: String] = [:], queryItems: [(name: String, value: String)]? = nil,
+        headers: [(String, String)] = [], body: [UInt8] = [], peer: PeerCredentials? = nil
     ) {
         self.method = method
         self.path = path
         self.query = query
+        self.queryItems = queryItems ?? query.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         self.headers = headers
         self.body = body
         self.peer = peer
+    }
+
+    /// The values of every query parameter called `name`, in the order sent.
+    public func queryValues(_ name: String) -> [String] {
+        queryItems.filter { $0.name == name }.map(\.value)
     }
 
     /// The value of the first header field called `name` (compared without regard to case).

@@ -47,7 +47,8 @@ struct HTTPConnection {
             return try await writer.send(tooLarge, to: head, keepAlive: false)
         }
         let request = ControlRequest(
-            method: head.method.rawValue, path: target.path, query: target.query, headers: head.headers.map { ($0.name, $0.value) },
+            method: head.method.rawValue, path: target.path, query: target.query, queryItems: target.queryItems,
+            headers: head.headers.map { ($0.name, $0.value) },
             body: body, peer: connection.peer
         )
         let response = await server.handler(request)

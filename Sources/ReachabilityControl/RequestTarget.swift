@@ -2,7 +2,10 @@
 /// decoded query parameters.
 struct RequestTarget {
     let path: String
-    let query: [String: String]
+    /// Every parameter in the order sent, repeats included (`?state=a&state=b`).
+    let queryItems: [(name: String, value: String)]
+    /// The last value of each name.
+    var query: [String: String] { Dictionary(queryItems.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }) }
 
     /// Nil for a target that is not in origin form (`*`, `http://host/…`): this server has no
     /// use for those.
@@ -12,15 +15,15 @@ struct RequestTarget {
         let withoutFragment = uri.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
         let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         path = String(parts[0])
-        var query: [String: String] = [:]
+        var items: [(name: String, value: String)] = []
         if parts.count > 1 {
             for pair in parts[1].split(separator: "&") {
                 let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let value = nameAndValue.count > 1 ? Self.decode(nameAndValue[1]) : ""
-                query[Self.decode(nameAndValue[0])] = value
+                items.append((Self.decode(nameAndValue[0]), value))
             }
         }
-        self.query = query
+        queryItems = items
     }
 
     /// Form decoding: `+` is a space, `%XX` a byte; a malformed escape stays as written, and

@@ -90,10 +90,7 @@ extension QueueJobSpec {
         }
     }
 
-    static func isCredential(_ name: String) -> Bool {
-        let lowered = name.lowercased()
-        return ["authorization", "proxy-authorization", "cookie"].contains(lowered) || TransferURL.isSecret(lowered)
-    }
+    static func isCredential(_ name: String) -> Bool { TransferURL.isCredentialHeader(name) }
 }
 
 /// Makes paths absolute against the client's working directory.

@@ -73,9 +73,12 @@ struct QueueAPI: Sendable {
 
     private func list(_ request: ControlRequest) -> ControlResponse {
         var states: Set<QueueJobState>?
-        if let filter = request.query["state"] {
-            let wanted = filter.split(separator: ",").map { QueueJobState(rawValue: String($0)) }
-            guard !wanted.isEmpty, wanted.allSatisfy(QueueJobState.all.contains) else {
+        // Comma-separated (`?state=pending,paused`) or repeated (`?state=pending&state=paused`), or both.
+        let filters = request.queryValues("state")
+        if !filters.isEmpty {
+            let lists = filters.map { $0.split(separator: ",").map { QueueJobState(rawValue: String($0)) } }
+            let wanted = lists.joined()
+            guard lists.allSatisfy({ !$0.isEmpty }), wanted.allSatisfy(QueueJobState.all.contains) else {
                 return Self.failure(400, "badRequest", "state: expected pending, running, paused, succeeded, failed or cancelled")
             }
             states = Set(wanted)

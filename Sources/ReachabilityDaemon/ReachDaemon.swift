@@ -25,12 +25,17 @@ public final class ReachDaemon: Sendable {
     }
 
     /// Runs until SIGTERM or SIGINT. Throws when it cannot start: the state directory or the
-    /// socket is unusable, the queue database cannot be opened, the network cannot be read.
+    /// socket is unusable, another daemon holds the state directory (the error names its pid),
+    /// the queue database cannot be opened, the network cannot be read.
     public func run() async throws {
         var logger = Logger(label: "reach.daemon")
         logger.logLevel = .notice
         let notifier = SystemdNotifier.takeFromEnvironment()
         try StateDirectory.prepare(configuration.stateDirectory)
+        // Before the database is touched: a second daemon on this directory would run the
+        // same jobs again.
+        let lock = try StateDirectoryLock.acquire(in: configuration.stateDirectory)
+        defer { lock.unlock() }
         let monitor = self.monitor
         let metrics = ReachMetrics(monitorStatistics: { monitor.statistics })
         let queue = try JobQueue(

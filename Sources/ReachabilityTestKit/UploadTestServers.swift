@@ -85,6 +85,23 @@ public final class UploadTestServer: Sendable {
         return UploadTestServer(directory: files, port: port, url: "http://\(address):\(port)/files/", scratch: scratch, process: process)
     }
 
+    /// A scripted tus endpoint (`scripts/testservers/tus_scripted.py`, standard library only)
+    /// on a kernel-chosen port: `stallingPatches` answers every `PATCH` without moving the
+    /// offset; `locationOrigin` puts the uploads it creates on another origin. ``requests()``
+    /// lists `METHOD PATH auth=… cookie=… x-album=…` per request.
+    public static func scriptedTus(stallingPatches: Bool = false, locationOrigin: String? = nil) throws -> UploadTestServer {
+        guard let root = packageRoot else { throw missing("the package's scripts/testservers") }
+        let scratch = try makeScratch("tus-scripted")
+        var arguments = ["/usr/bin/python3", "-u", root + "/scripts/testservers/tus_scripted.py", scratch + "/requests.log"]
+        if stallingPatches { arguments += ["--patch", "stall"] }
+        if let locationOrigin { arguments += ["--location-origin", locationOrigin] }
+        let (process, line) = try launch(arguments, in: nil, scratch: scratch) { $0.hasPrefix("listening on ") }
+        guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else { throw failure("scripted tus server said '\(line)'", scratch) }
+        return UploadTestServer(
+            directory: scratch, port: port, url: "http://127.0.0.1:\(port)/files/", scratch: scratch, process: process,
+            accessLog: scratch + "/requests.log")
+    }
+
     /// uploadserver on a kernel-chosen port; `credentials` (`user:password`) makes uploads
     /// require HTTP Basic.
     public static func multipart(in namespace: TestNamespace? = nil, credentials: String? = nil) throws -> UploadTestServer {
@@ -127,7 +144,8 @@ public final class UploadTestServer: Sendable {
         return files.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.joined(separator: "\n")
     }
 
-    /// apache's access log, one `METHOD PATH STATUS BYTES-RECEIVED` line per request (DAV only).
+    /// The access log: apache's `METHOD PATH STATUS BYTES-RECEIVED` per request (DAV), the
+    /// scripted tus endpoint's `METHOD PATH auth=… cookie=… x-album=…`; empty for the others.
     public func requests() -> [String] {
         guard let accessLog, let text = try? String(contentsOfFile: accessLog, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").map(String.init)

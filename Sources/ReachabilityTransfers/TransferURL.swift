@@ -88,6 +88,14 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         return secretNames.contains { lowered.contains($0) }
     }
 
+    /// Whether a header field named `name` carries a credential: `Authorization`,
+    /// `Proxy-Authorization`, `Cookie`, or a name that looks like a secret (`X-Api-Key`,
+    /// `X-Auth-Token`). Such fields go to the URL's own origin only, and are never logged.
+    public static func isCredentialHeader(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return ["authorization", "proxy-authorization", "cookie"].contains(lowered) || isSecret(lowered)
+    }
+
     /// `text` with every occurrence of the original URL (and its userinfo) redacted: for error
     /// details that quote the URL.
     func redact(_ text: String) -> String {

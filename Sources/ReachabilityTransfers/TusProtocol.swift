@@ -70,6 +70,10 @@ enum TusProtocol {
     enum PatchDecision: Sendable, Hashable {
         /// The server now holds this many bytes.
         case advanced(offset: Int64)
+        /// The server accepted the `PATCH` but its offset did not move past where it started:
+        /// what was sent did not land. A failed attempt, or a server that never advances would
+        /// be sent the file forever.
+        case stalled(offset: Int64)
         /// The server's offset is not ours (`409`), or it did not say: ask with `HEAD`.
         case resynchronize
         /// The upload is gone: create a new one.
@@ -78,11 +82,11 @@ enum TusProtocol {
         case fail(status: Int)
     }
 
-    static func decidePatch(status: Int, offset: String?, size: Int64) -> PatchDecision {
+    static func decidePatch(status: Int, offset: String?, sentFrom: Int64, size: Int64) -> PatchDecision {
         switch status {
         case 200..<300:
             guard let offset = parseOffset(offset), offset <= size else { return .resynchronize }
-            return .advanced(offset: offset)
+            return offset > sentFrom || offset == size ? .advanced(offset: offset) : .stalled(offset: offset)
         case 409:
             return .resynchronize
         case 404, 410:

@@ -213,7 +213,9 @@ struct TusRun {
     }
 
     private mutating func judgePatch(_ answer: UploadExchange.Answer, start: Int64, handed: Int64) async throws(TransferError) -> Bool {
-        switch TusProtocol.decidePatch(status: answer.status, offset: answer.headers.first(name: "upload-offset"), size: context.size) {
+        let decision = TusProtocol.decidePatch(
+            status: answer.status, offset: answer.headers.first(name: "upload-offset"), sentFrom: start, size: context.size)
+        switch decision {
         case .advanced(let serverOffset):
             if serverOffset > start { budget.progressed() }
             offset = serverOffset
@@ -223,6 +225,12 @@ struct TusRun {
             return false
         case .resynchronize:
             try await retry(UploadHTTP.Failure(error: TransferError(.httpStatus(answer.status), url: target.redacted), transient: true))
+            return true
+        case .stalled(let serverOffset):
+            offset = serverOffset
+            context.updateLedger { $0.serverHolds(serverOffset) }
+            let detail = "the server accepted \(handed) bytes from offset \(start) but its Upload-Offset (\(serverOffset)) did not advance"
+            try await retry(UploadHTTP.Failure(error: TransferError(.protocolError, url: target.redacted, detail: detail), transient: true))
             return true
         case .recreate(let reason):
             try await startOver(reason)

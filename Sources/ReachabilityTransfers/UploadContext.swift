@@ -28,7 +28,7 @@ struct UploadContext: Sendable {
         var request = HTTPClientRequest(url: url)
         request.method = method
         request.tlsConfiguration = tls
-        for header in self.request.headers where !Self.reservedHeaders.contains(header.name.lowercased()) {
+        for header in Self.headers(self.request.headers, to: url, target: target) {
             request.headers.add(name: header.name, value: header.value)
         }
         if let authorization = target.authorization, target.isSameOrigin(url), !request.headers.contains(name: "authorization") {
@@ -36,6 +36,17 @@ struct UploadContext: Sendable {
         }
         if !request.headers.contains(name: "user-agent") { request.headers.add(name: "User-Agent", value: "reach-transfers/1") }
         return request
+    }
+
+    /// The caller's header fields for a request to `url`: credential fields (see
+    /// ``TransferURL/isCredentialHeader(_:)``) only when `url` has the target's origin (a tus
+    /// server's `Location` may point elsewhere: async-http-client drops the same fields on a
+    /// cross-origin redirect); the framing fields never.
+    static func headers(_ fields: [HTTPHeaderField], to url: String, target: UploadTarget) -> [HTTPHeaderField] {
+        let sameOrigin = target.isSameOrigin(url)
+        return fields.filter { field in
+            !reservedHeaders.contains(field.name.lowercased()) && (sameOrigin || !TransferURL.isCredentialHeader(field.name))
+        }
     }
 
     func cancelled() -> TransferError {

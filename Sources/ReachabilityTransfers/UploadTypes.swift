@@ -24,7 +24,8 @@ public struct UploadRequest: Sendable, Hashable {
     /// How the file is sent.
     public var mode: Mode
     /// Extra request headers (`HTTPHeaderField.parse(_:)` checks what a user typed), sent
-    /// with every request. `Content-Length` and
+    /// with every request; credential fields (`Authorization`, `Cookie`, `X-Api-Key`, …) only
+    /// to the URL's own origin, not to a tus upload URL on another host. `Content-Length` and
     /// `Transfer-Encoding` are the uploader's and are dropped; protocol headers (tus, the
     /// multipart `Content-Type`) replace headers of the same name.
     public var headers: [HTTPHeaderField]

@@ -58,6 +58,9 @@ private final class DaemonUnderTest: @unchecked Sendable {
 
     func kill() { stream?.kill() }
 
+    /// The daemon's pid (`env`, `reach` and `reach-daemon` each exec the next).
+    var pid: Int32? { stream?.pid }
+
     func stop() -> Int32? {
         guard let stream else { return nil }
         stream.stop()
@@ -134,6 +137,28 @@ struct ReachDaemonTests {
         let asNobody = try shell("setpriv --reuid=65534 --regid=65534 --clear-groups \(reachBinary) queue --socket \(daemon.socket) list")
         #expect(asNobody.status == 1)
         #expect(asNobody.stderr.contains("uid 65534"))
+        #expect(try daemon.queue(["list"]).status == 0)
+        #expect(daemon.stop() == 0)
+    }
+
+    /// Two daemons on one state directory would run the same jobs twice: the second exits 1
+    /// naming the first's pid, before it binds a socket or opens the queue, whether it was given
+    /// another socket or the same one; the first goes on answering.
+    @Test func aSecondDaemonOnTheSameStateDirectoryExits1NamingTheHolder() async throws {
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--override", "lo=wired"])
+        try await daemon.start()
+        let pid = try #require(daemon.pid)
+        for socket in [daemon.files.path + "/run/second.sock", daemon.socket] {
+            let second = try shell(
+                "timeout 20 \(reachBinary) daemon --state-dir \(daemon.stateDirectory) --socket \(socket) --override lo=wired")
+            #expect(second.status == 1, "\(second.stderr)")
+            #expect(second.stderr.contains("another reach daemon (pid \(pid)) is using the state directory \(daemon.stateDirectory)"), "\(second.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: daemon.files.path + "/run/second.sock"))
+        #expect(try daemon.queue(["list"]).status == 0)
+        #expect(daemon.stop() == 0)
+        // Released with the process: the directory is free again.
+        try await daemon.start()
         #expect(try daemon.queue(["list"]).status == 0)
         #expect(daemon.stop() == 0)
     }

@@ -56,6 +56,8 @@ private func runToCompletion(_ executable: String, _ arguments: [String]) throws
 /// A long-running `reach` (watch) whose stdout lines are collected as they arrive.
 final class ReachStream {
     private let process: Process
+    /// The process's pid (after `exec`s, the program's own).
+    var pid: Int32 { process.processIdentifier }
     private final class LineBuffer: Sendable {
         let lines = Mutex<[String]>([])
     }

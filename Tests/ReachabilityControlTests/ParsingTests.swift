@@ -8,6 +8,13 @@ struct ParsingTests {
         let target = try #require(RequestTarget("/v1/jobs/a%2Fb?state=queued&q=a+b%21&q=c&empty=&bare#fragment"))
         #expect(target.path == "/v1/jobs/a%2Fb")
         #expect(target.query == ["state": "queued", "q": "c", "empty": "", "bare": ""])
+        // Every parameter in order, repeats kept: lists sent as `?state=a&state=b`.
+        #expect(target.queryItems.map { "\($0.name)=\($0.value)" } == ["state=queued", "q=a b!", "q=c", "empty=", "bare="])
+        let request = ControlRequest(method: "GET", path: target.path, query: target.query, queryItems: target.queryItems)
+        #expect(request.queryValues("q") == ["a b!", "c"])
+        #expect(request.queryValues("none").isEmpty)
+        // Built from a dictionary alone, the items are its pairs.
+        #expect(ControlRequest(method: "GET", path: "/", query: ["b": "2", "a": "1"]).queryValues("a") == ["1"])
     }
 
     @Test(arguments: [("a%20b+c", "a b c"), ("%zz%", "%zz%"), ("%4", "%4"), ("%C3%A9", "é"), ("%FF", "\u{FFFD}"), ("", "")])

@@ -37,9 +37,15 @@ struct UploadDecisionTests {
         (408, nil, .retry(status: 408)),
         (415, nil, .fail(status: 415)),
         (413, nil, .fail(status: 413)),
+        // Sent from 400: an offset that does not move past it is a PATCH that did not land.
+        (204, "400", .stalled(offset: 400)),
+        (204, "300", .stalled(offset: 300)),
+        (204, "401", .advanced(offset: 401)),
     ] as [(Int, String?, TusProtocol.PatchDecision)])
     func patchAnswersAdvanceOrResynchronize(_ status: Int, _ offset: String?, _ expected: TusProtocol.PatchDecision) {
-        #expect(TusProtocol.decidePatch(status: status, offset: offset, size: 1000) == expected)
+        #expect(TusProtocol.decidePatch(status: status, offset: offset, sentFrom: 400, size: 1000) == expected)
+        // The whole file already there is never a stall (nothing was left to send).
+        #expect(TusProtocol.decidePatch(status: 204, offset: "1000", sentFrom: 1000, size: 1000) == .advanced(offset: 1000))
     }
 
     @Test(arguments: [

@@ -1,4 +1,5 @@
 import Testing
+import ReachabilityCore
 
 @testable import ReachabilityTransfers
 
@@ -74,5 +75,19 @@ struct UploadTargetTests {
         #expect(!target.isSameOrigin("http://evil.example/files/123"))
         let defaultPort = try #require(UploadTarget("https://u:p@h/x"))
         #expect(defaultPort.isSameOrigin("https://h:443/y"))
+    }
+
+    /// `-H` credentials follow the upload to its own origin only (a tus `Location` may name
+    /// another host); other fields go everywhere; framing fields nowhere.
+    @Test func credentialHeadersGoOnlyToTheSameOrigin() throws {
+        let target = try #require(UploadTarget("http://h:1/files/"))
+        let fields = try ["Authorization: Bearer s", "Cookie: c=1", "X-Api-Key: k", "X-Album: a", "Content-Length: 5"].map {
+            try #require(HTTPHeaderField.parse($0))
+        }
+        let names = { (url: String) in UploadContext.headers(fields, to: url, target: target).map(\.name) }
+        #expect(names("http://h:1/files/abc") == ["Authorization", "Cookie", "X-Api-Key", "X-Album"])
+        for elsewhere in ["http://h:2/files/abc", "https://h:1/files/abc", "http://evil.example/files/abc"] {
+            #expect(names(elsewhere) == ["X-Album"], "\(elsewhere)")
+        }
     }
 }

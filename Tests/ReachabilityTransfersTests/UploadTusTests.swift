@@ -1,4 +1,5 @@
 import Foundation
+import ReachabilityCore
 import ReachabilityTestKit
 import ReachabilityTransfers
 import Testing
@@ -152,5 +153,59 @@ struct TusUploadTests {
             #expect(result.location?.contains("t0psecret") == false)
             #expect(try sha256sum(try storedFile(server, result.location)) == files.sha256)
         }
+    }
+}
+
+/// Against the scripted tus endpoint (standard library Python, no venv): servers that misbehave
+/// on purpose.
+@Suite("Uploads to a scripted tus endpoint", .serialized)
+struct ScriptedTusTests {
+    /// A server that answers every PATCH with 204 but never moves its offset used to be sent the
+    /// file again and again, forever: now each such PATCH is a failed attempt, with backoff,
+    /// and the upload fails after `maxAttempts`, having sent the file that many times at most.
+    @Test(.timeLimit(.minutes(1))) func aPatchThatDoesNotAdvanceTheOffsetIsAFailedAttempt() async throws {
+        let server = try UploadTestServer.scriptedTus(stallingPatches: true)
+        defer { server.stop() }
+        let files = try UploadFiles(size: 65_536)
+        defer { files.remove() }
+        let progress = UploadProgressLog()
+        var failure: (any Error)?
+        do {
+            let result = try await withUploader { uploader in
+                try await uploader.upload(
+                    UploadRequest(file: files.file, url: server.url, maxAttempts: 3, stateDirectory: files.stateDirectory),
+                    progress: progress.record)
+            }
+            Issue.record("the upload succeeded against a server that never advances: \(result)")
+        } catch {
+            failure = error
+        }
+        let error = try #require(failure as? TransferError, "\(String(describing: failure))")
+        #expect(error.kind == .protocolError)
+        #expect(error.description.contains("did not advance"), "\(error)")
+        let methods = try await server.requests(atLeast: 7).map { $0.split(separator: " ")[0] }
+        #expect(methods == ["OPTIONS", "POST", "PATCH", "HEAD", "PATCH", "HEAD", "PATCH"], "\(methods)")
+        #expect(progress.all.filter { $0.retryingAfter != nil }.count == 2)
+    }
+
+    /// `-H` credentials go to the URL the user gave, not to an upload URL the server put on
+    /// another origin (here the same host, another port); other fields go to both.
+    @Test func credentialHeadersDoNotFollowALocationToAnotherOrigin() async throws {
+        let uploads = try UploadTestServer.scriptedTus()
+        defer { uploads.stop() }
+        let creation = try UploadTestServer.scriptedTus(locationOrigin: "http://127.0.0.1:\(uploads.port)")
+        defer { creation.stop() }
+        let files = try UploadFiles(size: 200_000)
+        defer { files.remove() }
+        let headers = try ["Authorization: Bearer t0ken", "Cookie: s=1", "X-Album: holidays"].map { try #require(HTTPHeaderField.parse($0)) }
+        let result = try await withUploader { uploader in
+            try await uploader.upload(UploadRequest(file: files.file, url: creation.url, headers: headers, stateDirectory: files.stateDirectory))
+        }
+        #expect(result.location?.hasPrefix("http://127.0.0.1:\(uploads.port)/files/") == true)
+        let created = creation.requests()
+        #expect(!created.isEmpty && created.allSatisfy { $0.hasSuffix("authorization=Bearer t0ken cookie=s=1 x-album=holidays") }, "\(created)")
+        let patched = try await uploads.requests(atLeast: 1)
+        #expect(patched.contains { $0.hasPrefix("PATCH ") }, "\(patched)")
+        #expect(patched.allSatisfy { $0.hasSuffix("authorization=- cookie=- x-album=holidays") }, "\(patched)")
     }
 }

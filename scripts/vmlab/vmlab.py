@@ -233,7 +233,8 @@ def run(command, timeout=900, memory="1536M", smp=2, rw=(), env=()):
         job = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in exports.items())
         job += f"cd {shlex.quote(str(REPO))} || exit 125\nexec {shlex.join(command)}\n"
         (jobdir / "job.sh").write_text(job)
-        (jobdir / "config").write_text(f"KVER={shlex.quote(version)}\nMODULES={shlex.quote(str(moddir))}\n")
+        (jobdir / "config").write_text(
+            f"KVER={shlex.quote(version)}\nMODULES={shlex.quote(str(moddir))}\nREPO={shlex.quote(str(REPO.resolve()))}\n")
         shares = [(f"rw{i}", Path(d).resolve()) for i, d in enumerate(rw)]
         for _, path in shares:
             if not path.is_dir():
