@@ -435,6 +435,11 @@ def exercise(checker, directory):
     check("malformed body", "POST", "/v1/jobs", "/v1/jobs", body=b'{"job": ', expect=400)
     invalid = {"workingDirectory": directory, "job": {"kind": "command", "command": {"arguments": ["true"]}, "constraints": {"when": "never"}}}
     check("invalid job", "POST", "/v1/jobs", "/v1/jobs", body=invalid, expect=400)
+    # A misspelt field must not be dropped (and the job run without its check): 400 naming it.
+    misspelt = {"workingDirectory": directory, "job": {"kind": "download", "download": {"url": "http://127.0.0.1:9/x", "sha265": "0" * 64}}}
+    status, answer = check("unknown field", "POST", "/v1/jobs", "/v1/jobs", body=misspelt, expect=400)
+    if isinstance(answer, dict) and "job.download.sha265" not in json.dumps(answer):
+        fail("unknown field (POST /v1/jobs)", f"the error does not name job.download.sha265: {answer}")
     check("bad filter", "GET", "/v1/jobs", "/v1/jobs?state=queued", expect=400)
     check("bad view", "GET", "/v1/jobs", "/v1/jobs?view=tiny", expect=400)
     check("bad id", "GET", job_path, "/v1/jobs/abc", expect=400)

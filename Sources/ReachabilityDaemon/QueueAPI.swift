@@ -91,7 +91,9 @@ struct QueueAPI: Sendable {
     private func add(_ request: ControlRequest) -> ControlResponse {
         let body: QueueAddRequest
         do {
-            body = try QueueJSON.decode(QueueAddRequest.self, from: Data(request.body))
+            body = try QueueJSON.decode(QueueAddRequest.self, from: Data(request.body), rejectingUnknownFields: true)
+        } catch let unknown as QueueJSON.UnknownField {
+            return Self.failure(400, "invalidJob", "\(unknown): not a field of the API (misspelt?)")
         } catch {
             return Self.failure(400, "invalidJob", "the job is not valid JSON: \(QueueJSON.explain(error))")
         }

@@ -47,6 +47,16 @@ public struct QueueAddRequest: Codable, Sendable, Hashable {
         self.workingDirectory = workingDirectory
         self.job = job
     }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case workingDirectory, job }
+
+    /// Decodes a request; unknown keys are an error when the decoder was asked (the daemon asks).
+    public init(from decoder: any Decoder) throws {
+        try QueueJSON.rejectUnknownKeys(CodingKeys.self, in: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        workingDirectory = try container.decodeIfPresent(String.self, forKey: .workingDirectory)
+        job = try container.decode(QueueJobSpec.self, forKey: .job)
+    }
 }
 
 /// The control API's error body: `{"error": {"code": …, "message": …}}`.

@@ -37,13 +37,22 @@ public struct QueueJobSpec: Codable, Sendable, Hashable {
         self.maxAttempts = maxAttempts
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case kind, download, upload, command, constraints, priority, notBefore, maxAttempts
     }
 
-    /// Decodes a spec; a missing `constraints` means any network.
+    /// Decodes a spec; a missing `constraints` means any network. In a request body (see
+    /// ``QueueJSON/decode(_:from:rejectingUnknownFields:)``) an unknown key, here or in a
+    /// nested object, is an error naming it.
     public init(from decoder: any Decoder) throws {
+        try QueueJSON.rejectUnknownKeys(CodingKeys.self, in: decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        if container.contains(.download), try !container.decodeNil(forKey: .download) { try QueueJSON.rejectUnknownKeys(DownloadSpec.CodingKeys.self, in: container.superDecoder(forKey: .download)) }
+        if container.contains(.upload), try !container.decodeNil(forKey: .upload) { try QueueJSON.rejectUnknownKeys(UploadSpec.CodingKeys.self, in: container.superDecoder(forKey: .upload)) }
+        if container.contains(.command), try !container.decodeNil(forKey: .command) { try QueueJSON.rejectUnknownKeys(CommandSpec.CodingKeys.self, in: container.superDecoder(forKey: .command)) }
+        if container.contains(.constraints), try !container.decodeNil(forKey: .constraints) {
+            try QueueJSON.rejectUnknownKeys(QueueConstraints.CodingKeys.self, in: container.superDecoder(forKey: .constraints))
+        }
         kind = try container.decode(QueueJobKind.self, forKey: .kind)
         download = try container.decodeIfPresent(DownloadSpec.self, forKey: .download)
         upload = try container.decodeIfPresent(UploadSpec.self, forKey: .upload)
@@ -91,6 +100,8 @@ public struct DownloadSpec: Codable, Sendable, Hashable {
     /// A PEM file of extra CA certificates to trust.
     public var caFile: String?
 
+    enum CodingKeys: String, CodingKey, CaseIterable { case url, destination, sha256, headers, connections, caFile }
+
     /// A download given field by field.
     public init(url: String, destination: String? = nil, sha256: String? = nil, headers: [String]? = nil, connections: Int? = nil, caFile: String? = nil) {
         self.url = url
@@ -116,6 +127,8 @@ public struct UploadSpec: Codable, Sendable, Hashable {
     /// A PEM file of extra CA certificates to trust.
     public var caFile: String?
 
+    enum CodingKeys: String, CodingKey, CaseIterable { case file, url, form, headers, caFile }
+
     /// An upload given field by field.
     public init(file: String, url: String, form: String? = nil, headers: [String]? = nil, caFile: String? = nil) {
         self.file = file
@@ -138,6 +151,8 @@ public struct CommandSpec: Codable, Sendable, Hashable {
     /// Seconds between SIGTERM and SIGKILL (0–3600; 10 by default).
     public var killAfterSeconds: Double?
 
+    enum CodingKeys: String, CodingKey, CaseIterable { case arguments, workingDirectory, onDisallow, killAfterSeconds }
+
     /// A command given field by field.
     public init(arguments: [String], workingDirectory: String? = nil, onDisallow: String? = nil, killAfterSeconds: Double? = nil) {
         self.arguments = arguments
@@ -159,6 +174,8 @@ public struct QueueConstraints: Codable, Sendable, Hashable {
     public var maxCellularBytes: Int64?
     /// Seconds the path must allow the job again before a paused job continues.
     public var settleSeconds: Double?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case when, noCellular, noExpensive, maxCellularBytes, settleSeconds }
 
     /// Constraints given field by field; by default any network.
     public init(when: String? = nil, noCellular: Bool? = nil, noExpensive: Bool? = nil, maxCellularBytes: Int64? = nil, settleSeconds: Double? = nil) {

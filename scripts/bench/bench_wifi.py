@@ -174,11 +174,17 @@ def main() -> int:
         watchers = [iw, ip, reach, bare]
         time.sleep(3)
         shell(f"vm_sta_connect wlan0 {SSID} && ip route replace default via 10.77.0.1 dev wlan0")
-        time.sleep(2)
+        # Idle after the association: three samples 2 s apart, the median of each figure.
+        samples = []
+        for _ in range(3):
+            time.sleep(2)
+            samples.append({name: memory(w.proc.pid) for name, w in (("reach", reach), ("bare", bare))})
+        idle = {name: {key: statistics.median(s[name][key] for s in samples) for key in samples[0][name]} for name in ("reach", "bare")}
+        results["idle_memory_associated_kib"] = idle
+        results["idle_memory_associated_added_kib"] = {key: idle["reach"][key] - idle["bare"][key] for key in idle["reach"]}
         cpu_before = {name: benchlib.clock_ms(w.proc.pid) for name, w in (("reach", reach), ("bare", bare))}
         lines_before = {name: len(w.snapshot()) for name, w in (("reach", reach), ("bare", bare))}
         cycles_started = time.time()
-        rss_before = {name: memory(w.proc.pid) for name, w in (("reach", reach), ("bare", bare))}
         station = open("/sys/class/net/wlan0/address").read().strip()
         completed = "vm_wait \"wpa_cli -p /run/wpa_supplicant -i wlan0 status | grep -qx wpa_state=COMPLETED\" 30"
         for cycle in range(args.cycles):
@@ -198,7 +204,6 @@ def main() -> int:
         changes = {name: len(w.snapshot()) - lines_before[name] for name, w in (("reach", reach), ("bare", bare))}
         time.sleep(3)
         rss = {name: memory(w.proc.pid) for name, w in (("reach", reach), ("bare", bare))}
-        results["idle_memory_before_cycles_kib"] = rss_before
 
         # References: the kernel's events during the cycles (the first association waited for
         # the bench to add the default route). A disconnection's reference is the earlier of
@@ -266,9 +271,11 @@ def main() -> int:
         factor = results["emulation_slowdown"]
         print(f"the emulated CPU is {factor}x slower than the host's (calibration): Wi-Fi facts would add about "
               f"{results['wifi_cpu_ms_per_path_change'] / factor:.3f} ms per path change natively")
-    added = results["idle_memory_added_kib"]
-    print(f"idle memory with Wi-Fi facts minus without: RSS {added['rss']:+} KiB, of which anonymous {added['anonymous']:+} KiB "
-          f"and file-backed (code pages, shared) {added['file']:+} KiB; with {rss['reach']}, without {rss['bare']}")
+    for label, key in (("idle, associated, before the cycles", "idle_memory_associated_added_kib"), ("idle after the cycles", "idle_memory_added_kib")):
+        added = results[key]
+        print(f"memory with Wi-Fi facts minus without, {label}: RSS {added['rss']:+} KiB, of which anonymous {added['anonymous']:+} KiB "
+              f"and file-backed (code pages, shared) {added['file']:+} KiB")
+    print(f"  after the cycles: with {rss['reach']}, without {rss['bare']}")
     print(f"results: {path}")
     return 0
 

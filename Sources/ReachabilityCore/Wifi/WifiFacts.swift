@@ -127,9 +127,13 @@ public struct WifiAssociation: Sendable, Hashable {
         return out
     }
 
+    /// `\`, the C0 and C1 controls with DEL (Unicode's `Cc`, a fixed set: ranges rather than
+    /// the property tables, which a watcher would otherwise page in), and the bidirectional
+    /// embeddings, overrides and isolates.
     private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "\\" || scalar.properties.generalCategory == .control
-            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+        let value = scalar.value
+        return scalar == "\\" || value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+            || (0x2066...0x2069).contains(value)
     }
 
     /// Six bytes as `aa:bb:cc:dd:ee:ff`; nil for any other length.

@@ -19,6 +19,14 @@ vm_wait() {
     done
 }
 
+# vm_wait_or_show COND TIMEOUT_S LOG: vm_wait, showing the end of LOG (a daemon's) on timeout.
+vm_wait_or_show() {
+    vm_wait "$1" "$2" || {
+        tail -n 20 "$3" >&2
+        return 1
+    }
+}
+
 # vm_netdev_info IF: "IF driver=DRIVER devtype=DEVTYPE [usb=VID:PID]" from sysfs (uevent).
 vm_netdev_info() {
     _ni_dev=/sys/class/net/$1/device
@@ -65,10 +73,7 @@ vm_ap_start() {
         vm_die "hostapd for ap-$1 did not start"
         return 1
     }
-    vm_wait "hostapd_cli -p /run/hostapd-$1 -i $_ap_if status | grep -qx state=ENABLED" 20 || {
-        tail -n 20 "$VM_STATE/ap-$1.log" >&2
-        return 1
-    }
+    vm_wait_or_show "hostapd_cli -p /run/hostapd-$1 -i $_ap_if status | grep -qx state=ENABLED" 20 "$VM_STATE/ap-$1.log"
 }
 
 # vm_ap_bssid NAME: the BSSID the access point NAME announces.
@@ -101,10 +106,7 @@ vm_sta_connect() {
         vm_die "wpa_supplicant on $1 did not start"
         return 1
     }
-    vm_wait "wpa_cli -p /run/wpa_supplicant -i $1 status | grep -qx wpa_state=COMPLETED" 30 || {
-        tail -n 20 "$VM_STATE/sta-$1.log" >&2
-        return 1
-    }
+    vm_wait_or_show "wpa_cli -p /run/wpa_supplicant -i $1 status | grep -qx wpa_state=COMPLETED" 30 "$VM_STATE/sta-$1.log"
 }
 
 # vm_sta_roam IFACE BSSID: roams to BSSID (same SSID); waits until associated with it.
