@@ -93,7 +93,7 @@ package enum PathFormatter {
     /// or `wlan0: wifi station, not associated`.
     package static func wifi(_ facts: WifiFacts, interface: String) -> String {
         guard let link = facts.association else {
-            return "\(interface): wifi \(facts.mode)" + (facts.mode == .station ? ", not associated" : "")
+            return "\(interface): wifi \(facts.mode)" + (facts.mode.isClient ? ", not associated" : "")
         }
         var parts = ["\(interface): wifi" + (link.ssid.map { " \"\($0)\"" } ?? "") + " bssid \(link.bssid)"]
         if let frequency = link.frequencyMHz { parts.append("\(frequency) MHz" + (link.band.map { " (\($0))" } ?? "")) }

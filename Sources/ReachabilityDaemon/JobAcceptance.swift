@@ -85,12 +85,10 @@ extension QueueJobSpec {
     /// Headers with the values of credential-bearing fields replaced by `***`.
     static func redacting(_ headers: [String]) -> [String] {
         headers.map { line in
-            guard let field = HTTPHeaderField.parse(line), isCredential(field.name) else { return line }
+            guard let field = HTTPHeaderField.parse(line), TransferURL.isCredentialHeader(field.name) else { return line }
             return field.name + ": ***"
         }
     }
-
-    static func isCredential(_ name: String) -> Bool { TransferURL.isCredentialHeader(name) }
 }
 
 /// Makes paths absolute against the client's working directory.

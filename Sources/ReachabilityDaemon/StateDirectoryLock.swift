@@ -1,4 +1,5 @@
 import Glibc
+import ReachabilityCore
 
 /// The daemon's claim on its state directory: `flock(2)` on `DIR/daemon.lock` for as long as
 /// the daemon runs (the kernel drops it when the process ends, `kill -9` included). Two daemons
@@ -53,7 +54,7 @@ final class StateDirectoryLock: Sendable {
         for _ in 0..<20 {
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = pread(fd, &buffer, buffer.count, 0)
-            if count > 0, let pid = Int32(String(decoding: buffer.prefix(count), as: UTF8.self).trimmingBlanksAndNewlines()) { return pid }
+            if count > 0, let pid = Int32(String(decoding: buffer.prefix(count), as: UTF8.self).trimmingBlanks()) { return pid }
             usleep(10_000)
         }
         return nil
@@ -62,11 +63,5 @@ final class StateDirectoryLock: Sendable {
     /// Releases the lock (the file stays: removing it would race a daemon that just opened it).
     func unlock() {
         close(descriptor)
-    }
-}
-
-private extension String {
-    func trimmingBlanksAndNewlines() -> String {
-        String(drop { $0 == " " || $0 == "\n" }.reversed().drop { $0 == " " || $0 == "\n" }.reversed())
     }
 }

@@ -37,8 +37,10 @@ public enum NetlinkSnapshotReader {
 
         let table = LinkTable(sysfs: configuration.sysfs, leases: configuration.leases)
         table.rebuild(linkCache: linkCache, addressCache: addressCache)
-        if configuration.readsWifiFacts, let wifi = Nl80211Queries() {
-            for index in table.takeWifiCandidates() { table.setWifi(wifi.facts(for: index), for: index) }
+        // Only a machine with a Wi-Fi interface pays for the generic-netlink socket.
+        let wifiInterfaces = table.takeWifiCandidates()
+        if configuration.readsWifiFacts, !wifiInterfaces.isEmpty, let wifi = Nl80211Queries() {
+            for index in wifiInterfaces { table.setWifi(wifi.facts(for: index), for: index) }
         }
         let queries = try RouteQueries()
         try table.refreshRoutes(queries, probes: configuration.probes, dump: true)

@@ -111,7 +111,7 @@ package enum Nl80211Replies {
     /// What the three answers say together: the interface's mode and, when one BSS is current,
     /// the association (SSID from the interface, else from the BSS's elements).
     package static func facts(interface: InterfaceReply, scan: [ScanEntry], station: StationReply?) -> WifiFacts {
-        guard interface.mode == .station || interface.mode.name == "p2p-client",
+        guard interface.mode.isClient,
               let current = scan.first(where: \.isCurrent)
         else { return WifiFacts(mode: interface.mode) }
         let ssidBytes = interface.ssid ?? current.signals.ssid

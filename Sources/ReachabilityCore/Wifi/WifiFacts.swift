@@ -14,7 +14,7 @@ public struct WifiFacts: Sendable, Hashable {
 
     /// A station that is known not to be associated: it cannot carry traffic, whatever its
     /// carrier still says (the kernel drops the carrier up to a second after a disconnect).
-    public var isDisconnectedStation: Bool { mode == .station && association == nil }
+    public var isDisconnectedStation: Bool { mode.isClient && association == nil }
 }
 
 /// An 802.11 interface mode (`enum nl80211_iftype`), by name. New modes read as their number.
@@ -35,6 +35,10 @@ public struct WifiMode: Sendable, Hashable, CustomStringConvertible {
     public static let station = WifiMode("station")
     /// An access point.
     public static let accessPoint = WifiMode("ap")
+
+    /// A mode that joins an access point's network (a station, or a Wi-Fi Direct client): the
+    /// modes that have an association to report.
+    public var isClient: Bool { self == .station || name == "p2p-client" }
 
     public var description: String { name }
 }

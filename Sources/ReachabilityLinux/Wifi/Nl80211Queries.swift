@@ -24,7 +24,7 @@ final class Nl80211Queries {
         guard let interface = request(Nl80211Replies.getInterface, index: index, dump: false).compactMap(Nl80211Replies.interface).first else {
             return nil
         }
-        guard interface.mode == .station || interface.mode.name == "p2p-client" else { return WifiFacts(mode: interface.mode) }
+        guard interface.mode.isClient else { return WifiFacts(mode: interface.mode) }
         let scan = request(Nl80211Replies.getScan, index: index, dump: true).compactMap(Nl80211Replies.scanEntry)
         guard scan.contains(where: \.isCurrent) else { return WifiFacts(mode: interface.mode) }
         let station = request(Nl80211Replies.getStation, index: index, dump: true).compactMap(Nl80211Replies.station).first
