@@ -5,15 +5,20 @@ import Synchronization
 
 extension JobQueue {
     /// Pauses the job (a download keeps its partial file; a command is terminated and runs
-    /// afresh on resume); state `paused`, reason `pausedByUser`.
+    /// afresh on resume); state `paused`, reason `pausedByUser`. Recorded before it is done:
+    /// throws ``QueueError`` (nothing done) when the store cannot record it.
     @discardableResult
     public func pause(_ id: Int64) async throws(QueueError) -> QueueJob {
         let entry = try unfinishedEntry(id, doing: "pause")
         if entry.isUserPaused { return entry.job }
+        try await recordFirst(entry.job) { job in
+            job.state = .paused
+            job.reason = .pausedByUser
+        }
         entry.task?.cancel()
         await entry.task?.value
         if entry.inEngine { await engine.pause(JobID(id)) }
-        return change(id, history: true) { job in
+        return change(id, history: false) { job in
             job.state = .paused
             job.reason = .pausedByUser
             job.network = nil
@@ -22,10 +27,14 @@ extension JobQueue {
 
     /// Resumes a job paused by ``pause(_:)``.
     @discardableResult
-    public func resume(_ id: Int64) throws(QueueError) -> QueueJob {
+    public func resume(_ id: Int64) async throws(QueueError) -> QueueJob {
         let entry = try unfinishedEntry(id, doing: "resume")
         guard entry.isUserPaused else { throw .conflict("job \(id) is not paused by the user (\(entry.job.state))") }
-        _ = change(id, history: true) { job in
+        try await recordFirst(entry.job) { job in
+            job.state = .pending
+            job.reason = nil
+        }
+        _ = change(id, history: false) { job in
             job.state = .pending
             job.reason = nil
         }
@@ -38,6 +47,10 @@ extension JobQueue {
     @discardableResult
     public func cancel(_ id: Int64) async throws(QueueError) -> QueueJob {
         let entry = try unfinishedEntry(id, doing: "cancel")
+        try await recordFirst(entry.job, finishing: true) { job in
+            job.state = .cancelled
+            job.reason = nil
+        }
         entry.task?.cancel()
         await entry.task?.value
         if entry.inEngine {
@@ -46,11 +59,24 @@ extension JobQueue {
             // Never started in this process: its partial file (from before a restart) goes too.
             (try? engine.downloader.prepare(DownloadRequest(url: download.url, destination: destination)))?.discardPartial()
         }
-        return change(id, history: true, finish: true) { job in
+        return change(id, history: false, finish: true) { job in
             job.state = .cancelled
             job.reason = nil
             job.network = nil
         } ?? entry.job
+    }
+
+    /// Commits the job as `body` leaves it, with its history row, before the action touches
+    /// anything: an action the store cannot record is refused (507 when the file system is
+    /// full) rather than done and forgotten at the next start.
+    private func recordFirst(_ job: QueueJob, finishing: Bool = false, _ body: (inout QueueJob) -> Void) async throws(QueueError) {
+        var target = job
+        body(&target)
+        target.network = nil
+        target.updatedAt = Date()
+        if finishing { target.finishedAt = target.updatedAt }
+        let line = QueueStore.HistoryEntry(at: target.updatedAt, state: target.state.rawValue, reason: target.reason?.message)
+        _ = try await writer.commit(.save(target, history: line))
     }
 
     private func unfinishedEntry(_ id: Int64, doing: String) throws(QueueError) -> QueueEntry {

@@ -37,13 +37,13 @@ extension JobQueue {
         }
     }
 
-    /// Changes a job in memory, then records it (with a history row when `history`; progress
-    /// alone at most once a second) and tells subscribers. Returns the changed job; nil for an
+    /// Changes a job in memory, queues it for the store (with a history row when `history`;
+    /// progress alone at most once a second) and tells subscribers. Returns the changed job; nil for an
     /// unknown or finished one.
     func change(_ id: Int64, history: Bool, finish: Bool = false, note: String? = nil, _ body: (inout QueueJob) -> Void) -> QueueJob? {
         let now = Date()
         let clock = ContinuousClock.now
-        let outcome = state.withLock { state -> (QueueEntry, before: QueueJob, write: Bool)? in
+        let outcome = state.withLock { state -> (QueueEntry, before: QueueJob)? in
             guard var entry = state.entries[id], !entry.job.state.isFinal else { return nil }
             let before = entry.job
             body(&entry.job)
@@ -53,7 +53,8 @@ extension JobQueue {
             entry.version += 1
             entry.encoded = nil
             entry.encodedSummary = nil
-            let progressOnly = !history && !finish
+            // Only progress is throttled: a new state or reason is always written.
+            let progressOnly = !history && !finish && entry.job.state == before.state && entry.job.reason == before.reason
             let due = entry.checkpointed.map { clock - $0 >= .seconds(1) } ?? true
             let complete = entry.job.progress.totalBytes.map { $0 == entry.job.progress.completedBytes } ?? false
             let write = !progressOnly || due || complete
@@ -65,30 +66,18 @@ extension JobQueue {
             if entry.job.state == .paused && entry.pausedSince == nil { entry.pausedSince = clock }
             if finish { entry.task = nil }
             state.entries[id] = entry
-            return (entry, before, write)
+            // Queued under the lock, so the store receives one job's changes in the order made.
+            if write {
+                let line = history ? QueueStore.HistoryEntry(at: now, state: entry.job.state.rawValue, reason: note ?? entry.job.reason?.message) : nil
+                writer.enqueue(.save(entry.job, history: line))
+            }
+            // Told under the lock too, so subscribers see one job's changes in order.
+            for subscriber in state.subscribers.values { subscriber.yield(entry.job) }
+            return (entry, before)
         }
-        guard let (entry, before, write) = outcome else { return nil }
-        if write {
-            let line = history ? QueueStore.HistoryEntry(at: now, state: entry.job.state.rawValue, reason: note ?? entry.job.reason?.message) : nil
-            persist(entry, history: line)
-        }
-        publish(entry.job)
+        guard let (entry, before) = outcome else { return nil }
         if before.state != entry.job.state { reportCounts() }
         return entry.job
-    }
-
-    /// Writes the entry's job unless a newer version was written already. A failed write (a
-    /// full file system) is reported once per job state and the job goes on in memory.
-    func persist(_ entry: QueueEntry, history: QueueStore.HistoryEntry?) {
-        persisted.withLock { versions in
-            guard versions[entry.job.id, default: -1] < entry.version else { return }
-            do throws(QueueError) {
-                try store.save(entry.job, history: history)
-                versions[entry.job.id] = entry.version
-            } catch {
-                QueueLog.storageFailure(error)
-            }
-        }
     }
 
     func publish(_ job: QueueJob) {

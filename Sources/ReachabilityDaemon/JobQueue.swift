@@ -13,7 +13,7 @@ import Synchronization
 /// ```swift
 /// let queue = try JobQueue(configuration: .init(stateDirectory: "/var/lib/reach"), monitor: NetworkMonitor())
 /// try queue.start()
-/// let job = try queue.add(QueueJobSpec(kind: .download, download: DownloadSpec(url: url, destination: "/srv/update.img"),
+/// let job = try await queue.add(QueueJobSpec(kind: .download, download: DownloadSpec(url: url, destination: "/srv/update.img"),
 ///                                      constraints: QueueConstraints(when: "unmetered")), workingDirectory: nil)
 /// ```
 public final class JobQueue: Sendable {
@@ -48,13 +48,13 @@ public final class JobQueue: Sendable {
     /// The queue's settings.
     public let configuration: Configuration
     let store: QueueStore
+    /// Every change goes to the store through it, in order, batched.
+    let writer: QueueWriter
     let engine: TransferEngine
     let monitor: NetworkMonitor
     let observer: (any QueueObserver)?
     let state = Mutex(State())
-    /// The version of each job last written to the database, so a slow write never undoes a newer one.
-    let persisted = Mutex<[Int64: Int]>([:])
-    private let engineEvents: AsyncStream<JobEvent>
+    private let engineEvents: JobEventFeed
 
     /// Opens the queue database in the configuration's state directory (which must exist, owned
     /// by this user; see ``StateDirectory``). Nothing runs before ``start()``.
@@ -65,6 +65,7 @@ public final class JobQueue: Sendable {
         self.monitor = monitor
         self.observer = observer
         store = try QueueStore(directory: configuration.stateDirectory)
+        writer = QueueWriter(store: store)
         engine = TransferEngine(
             monitor: monitor, downloader: downloader, configuration: .init(perHost: configuration.perHost, maxRunning: configuration.maxRunning))
         engineEvents = engine.events()
@@ -87,13 +88,19 @@ public final class JobQueue: Sendable {
     // MARK: Jobs
 
     /// Checks `spec`, resolves its relative paths against `workingDirectory` (the client's),
-    /// records it and schedules it; returns the job as stored.
+    /// records it (committed with whatever else is being written) and schedules it; returns the
+    /// job as stored.
+    /// - Throws: ``QueueError`` for an invalid job, or when it could not be recorded (nothing
+    ///   of it is kept then).
     @discardableResult
-    public func add(_ spec: QueueJobSpec, workingDirectory: String?) throws(QueueError) -> QueueJob {
+    public func add(_ spec: QueueJobSpec, workingDirectory: String?) async throws(QueueError) -> QueueJob {
         guard !state.withLock({ $0.isStopping }) else { throw .unavailable("the daemon is stopping") }
         let accepted = try spec.accepted(workingDirectory: workingDirectory)
         let now = Date()
-        let job = try store.insert(accepted.stored, hasSecrets: accepted.hasSecrets, state: .pending, reason: nil, now: now)
+        let write = QueueStore.Write.insert(
+            spec: try QueueStore.json(accepted.stored), hasSecrets: accepted.hasSecrets, state: .pending, reason: nil, at: now)
+        guard let id = try await writer.commit(write) else { throw .storage("the database gave the new job no id") }
+        let job = QueueJob(id: id, spec: accepted.stored, state: .pending, reason: nil, createdAt: now, updatedAt: now)
         state.withLock { $0.entries[job.id] = QueueEntry(job: job, runSpec: accepted.spec) }
         publish(job)
         reportCounts()
@@ -203,12 +210,15 @@ public final class JobQueue: Sendable {
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
+        // The engine ends its event feed once its jobs are stopped; the consumer takes every
+        // event left in it before it returns.
         await engine.shutdown()
-        let consumer = state.withLock { $0.consumer }
-        consumer?.cancel()
-        await consumer?.value
+        await state.withLock { $0.consumer }?.value
         let unfinished = state.withLock { state in state.entries.values.filter { !$0.job.state.isFinal } }
-        for entry in unfinished { persist(entry, history: nil) }
+        for entry in unfinished { writer.enqueue(.save(entry.job, history: nil)) }
+        if !(await writer.drain(timeout: .seconds(3))) {
+            QueueLog.storageFailure(.storage("\(writer.backlog) changes could not be recorded before stopping (is the state directory's file system full?)"))
+        }
         let subscribers = state.withLock { state in
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)

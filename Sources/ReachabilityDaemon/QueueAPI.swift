@@ -21,7 +21,7 @@ struct QueueAPI: Sendable {
         switch parts[1] {
         case "jobs" where parts.count == 2:
             if method == "GET" { return list(request) }
-            if method == "POST" { return add(request) }
+            if method == "POST" { return await add(request) }
             return Self.notAllowed(request, allow: "GET, POST")
         case "jobs" where parts.count == 3:
             guard method == "GET" else { return Self.notAllowed(request, allow: "GET") }
@@ -52,7 +52,7 @@ struct QueueAPI: Sendable {
         do throws(QueueError) {
             switch action {
             case "pause": return Self.json(200, try await queue.pause(id))
-            case "resume": return Self.json(200, try queue.resume(id))
+            case "resume": return Self.json(200, try await queue.resume(id))
             default: return Self.json(200, try await queue.cancel(id))
             }
         } catch {
@@ -88,7 +88,7 @@ struct QueueAPI: Sendable {
         return .json(status: 200, queue.listJSON(states: states, view: view))
     }
 
-    private func add(_ request: ControlRequest) -> ControlResponse {
+    private func add(_ request: ControlRequest) async -> ControlResponse {
         let body: QueueAddRequest
         do {
             body = try QueueJSON.decode(QueueAddRequest.self, from: Data(request.body), rejectingUnknownFields: true)
@@ -97,7 +97,7 @@ struct QueueAPI: Sendable {
         } catch {
             return Self.failure(400, "invalidJob", "the job is not valid JSON: \(QueueJSON.explain(error))")
         }
-        do { return Self.json(201, try queue.add(body.job, workingDirectory: body.workingDirectory)) } catch { return Self.error(error) }
+        do { return Self.json(201, try await queue.add(body.job, workingDirectory: body.workingDirectory)) } catch { return Self.error(error) }
     }
 
     private func answer<T: Encodable>(_ text: String, _ body: (Int64) throws(QueueError) -> T) -> ControlResponse {

@@ -62,37 +62,66 @@ final class QueueStore: Sendable {
 
     // MARK: Writing
 
-    /// Adds a job; returns it with its id. Committed (and synced) before returning.
-    func insert(_ spec: QueueJobSpec, hasSecrets: Bool, state: QueueJobState, reason: QueueReason?, now: Date) throws(QueueError) -> QueueJob {
-        let specJSON = try Self.json(spec)
-        return try write("record the job") { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO job (spec, hasSecrets, state, reasonCode, reasonMessage, reasonUntil, createdAt, updatedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [specJSON, hasSecrets, state.rawValue, reason?.code, reason?.message, reason?.until?.timeIntervalSince1970,
-                    now.timeIntervalSince1970, now.timeIntervalSince1970])
-            let id = db.lastInsertedRowID
-            try Self.appendHistory(db, id: id, HistoryEntry(at: now, state: state.rawValue, reason: reason?.message ?? "added"))
-            return QueueJob(id: id, spec: spec, state: state, reason: reason, createdAt: now, updatedAt: now)
+    /// One change to the database, its JSON already encoded (so a batch cannot fail half-way
+    /// for a reason that retrying would not fix).
+    enum Write: Sendable {
+        /// A new job; its id comes back from ``write(_:)``.
+        case insert(spec: String, hasSecrets: Bool, state: QueueJobState, reason: QueueReason?, at: Date)
+        /// The job's state, reason, progress and result, with a history row when one is given.
+        case save(QueueJob, result: String?, history: HistoryEntry?)
+
+        /// Saving `job` (its result encoded now).
+        static func save(_ job: QueueJob, history: HistoryEntry?) -> Write {
+            .save(job, result: job.result.flatMap { try? QueueStore.json($0) }, history: history)
         }
     }
 
-    /// Writes the job's state, reason, progress and result; with `history`, appends it.
-    func save(_ job: QueueJob, history: HistoryEntry? = nil) throws(QueueError) {
-        let result = try job.result.map(Self.json)
-        try write("record job \(job.id)") { db in
-            try db.execute(
-                sql: """
-                    UPDATE job SET state = ?, reasonCode = ?, reasonMessage = ?, reasonUntil = ?, completedBytes = ?, totalBytes = ?,
-                    transferredBytes = ?, attempts = ?, result = ?, updatedAt = ?, finishedAt = ? WHERE id = ?
-                    """,
-                arguments: [job.state.rawValue, job.reason?.code, job.reason?.message, job.reason?.until?.timeIntervalSince1970,
-                    job.progress.completedBytes, job.progress.totalBytes, job.progress.transferredBytes, job.attempts, result,
-                    job.updatedAt.timeIntervalSince1970, job.finishedAt?.timeIntervalSince1970, job.id])
-            if let history { try Self.appendHistory(db, id: job.id, history) }
+    /// Writes `batch` in order in one transaction (committed and synced when it returns), on
+    /// GRDB's writer queue. A job saved twice in the batch has its row written once, with the
+    /// later values; every history row is kept. Returns each insert's new id (nil for a save).
+    func write(_ batch: [Write]) async throws(QueueError) -> [Int64?] {
+        var lastSave: [Int64: Int] = [:]
+        for (index, write) in batch.enumerated() { if case .save(let job, _, _) = write { lastSave[job.id] = index } }
+        do {
+            return try await pool.write { [lastSave] db in
+                try batch.enumerated().map { index, write -> Int64? in
+                    switch write {
+                    case .insert(let spec, let hasSecrets, let state, let reason, let at):
+                        return try Self.insert(db, spec: spec, hasSecrets: hasSecrets, state: state, reason: reason, at: at)
+                    case .save(let job, let result, let history):
+                        if lastSave[job.id] == index { try Self.update(db, job, result: result) }
+                        if let history { try Self.appendHistory(db, id: job.id, history) }
+                        return nil
+                    }
+                }
+            }
+        } catch {
+            throw Self.queueError(error, doing: batch.count == 1 ? "record the change" : "record \(batch.count) changes")
         }
+    }
+
+    private static func insert(_ db: Database, spec: String, hasSecrets: Bool, state: QueueJobState, reason: QueueReason?, at: Date) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO job (spec, hasSecrets, state, reasonCode, reasonMessage, reasonUntil, createdAt, updatedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [spec, hasSecrets, state.rawValue, reason?.code, reason?.message, reason?.until?.timeIntervalSince1970,
+                at.timeIntervalSince1970, at.timeIntervalSince1970])
+        let id = db.lastInsertedRowID
+        try appendHistory(db, id: id, HistoryEntry(at: at, state: state.rawValue, reason: reason?.message ?? "added"))
+        return id
+    }
+
+    private static func update(_ db: Database, _ job: QueueJob, result: String?) throws {
+        try db.execute(
+            sql: """
+                UPDATE job SET state = ?, reasonCode = ?, reasonMessage = ?, reasonUntil = ?, completedBytes = ?, totalBytes = ?,
+                transferredBytes = ?, attempts = ?, result = ?, updatedAt = ?, finishedAt = ? WHERE id = ?
+                """,
+            arguments: [job.state.rawValue, job.reason?.code, job.reason?.message, job.reason?.until?.timeIntervalSince1970,
+                job.progress.completedBytes, job.progress.totalBytes, job.progress.transferredBytes, job.attempts, result,
+                job.updatedAt.timeIntervalSince1970, job.finishedAt?.timeIntervalSince1970, job.id])
     }
 
     private static func appendHistory(_ db: Database, id: Int64, _ entry: HistoryEntry) throws {
@@ -146,15 +175,11 @@ final class QueueStore: Sendable {
 
     // MARK: Errors
 
-    private func write<T>(_ doing: String, _ body: (Database) throws -> T) throws(QueueError) -> T {
-        do { return try pool.write(body) } catch { throw Self.queueError(error, doing: doing) }
-    }
-
     private func read<T>(_ doing: String, _ body: (Database) throws -> T) throws(QueueError) -> T {
         do { return try pool.read(body) } catch { throw Self.queueError(error, doing: doing) }
     }
 
-    private static func json<T: Encodable>(_ value: T) throws(QueueError) -> String {
+    static func json<T: Encodable>(_ value: T) throws(QueueError) -> String {
         do { return String(decoding: try QueueJSON.encode(value), as: UTF8.self) } catch { throw .storage("cannot encode: \(error)") }
     }
 

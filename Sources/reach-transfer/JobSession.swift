@@ -5,7 +5,7 @@ import ReachabilityTransfers
 struct JobSession {
     private let engine: TransferEngine
     private let display: ProgressDisplay
-    private let events: AsyncStream<JobEvent>
+    private let events: JobEventFeed
     private let exitCode: (TransferError) -> Int32
     private var names: [JobID: (name: String, url: String)] = [:]
     private var worst: Int32 = 0

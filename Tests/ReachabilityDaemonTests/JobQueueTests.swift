@@ -68,9 +68,9 @@ struct JobQueueTests {
         let fixture = try QueueFixture()
         defer { fixture.directory.remove() }
         var queue = try fixture.open()
-        let done = try queue.add(command("echo run >> \(fixture.file)"), workingDirectory: "/")
+        let done = try await queue.add(command("echo run >> \(fixture.file)"), workingDirectory: "/")
         _ = try await waitFor(queue, done.id) { $0.state == .succeeded }
-        let later = try queue.add(command("true", notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
+        let later = try await queue.add(command("true", notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
         _ = try await waitFor(queue, later.id) { $0.reason?.code == "notBefore" }
         await queue.shutdown()
 
@@ -90,7 +90,7 @@ struct JobQueueTests {
         defer { fixture.directory.remove() }
         let queue = try fixture.open()
         let events = queue.events()
-        let job = try queue.add(command("echo run >> \(fixture.file); exit 3", maxAttempts: 3), workingDirectory: "/")
+        let job = try await queue.add(command("echo run >> \(fixture.file); exit 3", maxAttempts: 3), workingDirectory: "/")
         let failed = try await waitFor(queue, job.id) { $0.state.isFinal }
         #expect(failed.state == .failed)
         #expect(failed.reason?.code == "exitStatus")
@@ -110,7 +110,7 @@ struct JobQueueTests {
         let fixture = try QueueFixture(network: "cell0")
         defer { fixture.directory.remove() }
         let queue = try fixture.open()
-        let job = try queue.add(command("echo run >> \(fixture.file)", when: "wifi"), workingDirectory: "/")
+        let job = try await queue.add(command("echo run >> \(fixture.file)", when: "wifi"), workingDirectory: "/")
         let waiting = try await waitFor(queue, job.id) { $0.state == .paused }
         #expect(waiting.reason?.code == "queuedForWifi")
         #expect(fixture.runs() == 0)
@@ -124,15 +124,15 @@ struct JobQueueTests {
         let fixture = try QueueFixture()
         defer { fixture.directory.remove() }
         let queue = try fixture.open()
-        let job = try queue.add(command("echo run >> \(fixture.file); sleep 30"), workingDirectory: "/")
+        let job = try await queue.add(command("echo run >> \(fixture.file); sleep 30"), workingDirectory: "/")
         _ = try await waitFor(queue, job.id) { $0.state == .running }
         let paused = try await queue.pause(job.id)
         #expect(paused.reason?.code == "pausedByUser")
-        _ = try queue.resume(job.id)
+        _ = try await queue.resume(job.id)
         _ = try await waitFor(queue, job.id) { $0.state == .running && fixture.runs() == 2 }
         let cancelled = try await queue.cancel(job.id)
         #expect(cancelled.state == .cancelled)
-        #expect(throws: QueueError.self) { try queue.resume(job.id) }
+        await #expect(throws: QueueError.self) { try await queue.resume(job.id) }
         await #expect(throws: QueueError.self) { try await queue.pause(999) }
         await queue.shutdown()
     }
@@ -144,7 +144,7 @@ struct JobQueueTests {
         let spec = QueueJobSpec(
             kind: .download, download: DownloadSpec(url: "http://user:secret@127.0.0.1:9/f", destination: fixture.directory.path + "/f"),
             notBefore: Date().addingTimeInterval(3600))
-        let job = try queue.add(spec, workingDirectory: nil)
+        let job = try await queue.add(spec, workingDirectory: nil)
         #expect(job.spec.download?.url.contains("secret") == false)
         await queue.shutdown()
         let database = try Data(contentsOf: URL(fileURLWithPath: fixture.directory.path + "/queue.sqlite"))
@@ -172,7 +172,7 @@ struct JobQueueListJSONTests {
         defer { directory.remove() }
         let queue = try startedQueue(in: directory)
         for _ in 0..<3 {
-            _ = try queue.add(
+            _ = try await queue.add(
                 QueueJobSpec(kind: .command, command: CommandSpec(arguments: ["true"]), notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
         }
         // Dates go to JSON to the second: compare what they do not touch.
@@ -192,8 +192,8 @@ struct JobQueueListJSONTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let queue = try startedQueue(in: directory)
-        _ = try queue.add(QueueJobSpec(kind: .command, command: CommandSpec(arguments: ["sleep", "1"]), notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
-        _ = try queue.add(
+        _ = try await queue.add(QueueJobSpec(kind: .command, command: CommandSpec(arguments: ["sleep", "1"]), notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
+        _ = try await queue.add(
             QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://user:secret@127.0.0.1:9/a.bin", destination: "/tmp/a.bin"),
                 notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
         // A reason's `until` goes to JSON to the second: compared without it.

@@ -196,6 +196,11 @@ struct TransferEngineTests {
             #expect(!exists(destination + ".part"))
             #expect(!exists(destination + ".part.json"))
             #expect(!exists(destination))
+            // A finished job holds nothing: the same destination takes a new download at once.
+            let again = try engine.submit(.download(DownloadRequest(url: server.url("slow.bin"), destination: destination), policy: allowAtOnce))
+            #expect(await engine.result(of: again)?.state == .succeeded)
+            let third = try engine.submit(.download(DownloadRequest(url: server.url("slow.bin"), destination: destination), policy: allowAtOnce))
+            #expect(await engine.result(of: third)?.state == .succeeded)
         }
     }
 

@@ -1,22 +1,35 @@
 import Synchronization
 
-/// Hands every published event to every current subscriber, each with its own buffer.
+/// Hands every published event to every current subscriber's ``JobEventFeed``. A feed its
+/// consumer has dropped is forgotten (the hub holds it weakly), so nothing accumulates for it.
 final class EventHub: Sendable {
-    private let subscribers = Mutex<[UInt64: AsyncStream<JobEvent>.Continuation]>([:])
-    private let nextID = Atomic<UInt64>(0)
+    private final class Subscription: Sendable {
+        weak let feed: JobEventFeed?
+        init(_ feed: JobEventFeed) { self.feed = feed }
+    }
 
-    /// A subscriber's buffer holds this many events; a slower one loses the oldest progress.
-    static let buffer = 4096
+    private let subscriptions = Mutex<[Subscription]>([])
 
-    func subscribe() -> AsyncStream<JobEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: JobEvent.self, bufferingPolicy: .bufferingNewest(Self.buffer))
-        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
-        subscribers.withLock { $0[id] = continuation }
-        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
-        return stream
+    func subscribe() -> JobEventFeed {
+        let feed = JobEventFeed()
+        subscriptions.withLock { $0.append(Subscription(feed)) }
+        return feed
     }
 
     func publish(_ event: JobEvent) {
-        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.yield(event) }
+        let feeds = subscriptions.withLock { subscriptions -> [JobEventFeed] in
+            subscriptions.removeAll { $0.feed == nil }
+            return subscriptions.compactMap(\.feed)
+        }
+        for feed in feeds { feed.yield(event) }
+    }
+
+    /// Ends every feed (the engine shut down): each consumer gets what is buffered, then nil.
+    func finish() {
+        let feeds = subscriptions.withLock { subscriptions -> [JobEventFeed] in
+            defer { subscriptions = [] }
+            return subscriptions.compactMap(\.feed)
+        }
+        for feed in feeds { feed.finish() }
     }
 }

@@ -31,7 +31,8 @@ public final class TransferEngine: Sendable {
     struct Record {
         var job: TransferJob
         var event: JobEvent
-        var runner: JobRunner
+        /// Dropped when the job finishes, and with it the download's claim on its destination.
+        var runner: JobRunner?
         var task: Task<Void, Never>?
         var waiters: [CheckedContinuation<JobEvent?, Never>] = []
     }
@@ -64,9 +65,10 @@ public final class TransferEngine: Sendable {
         makeGate = { policy, host in TransferGate(monitor: monitor, policy: policy, destination: host, clock: clock) }
     }
 
-    /// Every event of every job from now on (state changes and progress), for as long as it is
-    /// iterated.
-    public func events() -> AsyncStream<JobEvent> { hub.subscribe() }
+    /// Every event of every job from now on, for as long as the feed is kept: every state change
+    /// in order, progress coalesced when the consumer is behind (``JobEventFeed``). The feed
+    /// ends after ``shutdown()``, once its consumer has taken what it holds.
+    public func events() -> JobEventFeed { hub.subscribe() }
 
     /// Adds `job` and starts judging it; returns its id.
     /// - Throws: ``TransferError`` for a job that cannot run at all (bad URL, a destination
@@ -108,8 +110,10 @@ public final class TransferEngine: Sendable {
         }
         let runner = JobRunner(engine: self, id: id, job: job, download: download, initial: counters)
         let event = JobEvent(id: id, state: .queued, progress: counters.progress)
-        records.withLock { $0[id] = Record(job: job, event: event, runner: runner) }
-        hub.publish(event)
+        records.withLock { records in
+            records[id] = Record(job: job, event: event, runner: runner)
+            hub.publish(event)
+        }
         start(id)
     }
 
@@ -160,7 +164,7 @@ public final class TransferEngine: Sendable {
     @discardableResult
     public func cancel(_ id: JobID) async -> Bool {
         guard await stopRunner(id) else { return false }
-        records.withLock { $0[id]?.runner.download }?.discardPartial()
+        records.withLock { $0[id]?.runner?.download }?.discardPartial()
         finish(id, state: .cancelled)
         return true
     }
@@ -201,21 +205,21 @@ public final class TransferEngine: Sendable {
                 let waiters = record.waiters
                 record.waiters = []
                 records[id] = record
+                hub.publish(record.event)
                 return (record.event, waiters)
             }
         }
         for (event, waiters) in stopped {
-            hub.publish(event)
             for waiter in waiters { waiter.resume(returning: event) }
         }
+        hub.finish()
     }
 
     // MARK: Running
 
     private func start(_ id: JobID) {
-        guard !isShutDown.load(ordering: .acquiring), let record = records.withLock({ $0[id] }) else { return }
+        guard !isShutDown.load(ordering: .acquiring), let record = records.withLock({ $0[id] }), let runner = record.runner else { return }
         let gate = makeGate(record.job.policy, record.job.host)
-        let runner = record.runner
         let task = Task { [self] in
             do {
                 let executor = JobExecutor(runner: runner)
@@ -246,17 +250,17 @@ public final class TransferEngine: Sendable {
     }
 
     /// Records a new state (and progress, network) and publishes it; ignored once final.
+    /// Published under the lock, so one job's events reach subscribers in the order recorded.
     func update(_ id: JobID, state: JobState, progress: JobProgress? = nil, network: TransferNetwork? = nil) {
-        let event = records.withLock { records -> JobEvent? in
-            guard var record = records[id], !record.event.state.isFinal else { return nil }
-            if record.event.state == state && progress == nil && network == record.event.network { return nil }
+        records.withLock { records in
+            guard var record = records[id], !record.event.state.isFinal else { return }
+            if record.event.state == state && progress == nil && network == record.event.network { return }
             record.event.state = state
             if let progress { record.event.progress = progress }
             record.event.network = state == .running ? (network ?? record.event.network) : nil
             records[id] = record
-            return record.event
+            hub.publish(record.event)
         }
-        if let event { hub.publish(event) }
     }
 
     private func finish(_ id: JobID, state: JobState, output: JobOutput = .none) {
@@ -279,11 +283,14 @@ public final class TransferEngine: Sendable {
             let waiters = record.waiters
             record.waiters = []
             record.task = nil
+            // Only the last event stays (for result(of:)): the runner, its download and the
+            // download's claim on the destination go, so a later job may write there.
+            record.runner = nil
             records[id] = record
+            hub.publish(record.event)
             return (record.event, waiters)
         }
         guard let event else { return }
-        hub.publish(event)
         for waiter in waiters { waiter.resume(returning: event) }
     }
 }

@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+"""Runs schemathesis against a live daemon with every check on; exits 1 listing every failure.
+
+The contract is the server: openapi/reach-daemon.yaml must describe exactly what the daemon
+accepts and answers, so schemathesis, generating requests from the document (valid ones and
+invalid ones) and checking every answer against it, must find nothing.
+
+1. The built daemon (.build/debug/reach-daemon, or $REACH_DAEMON) is started on a socket and
+   state directory in a temporary directory, in a private network namespace (`unshare --net`:
+   only a loopback interface, down) so that no job the fuzzer adds can reach any network: the
+   path is `unreachable` and every download, upload and command waits (`waitingForNetwork`).
+   As root it also runs as `nobody` (setpriv), so a job or a cancel (which removes a
+   download's `DEST.part`) cannot touch files of anyone else; the peer check serves root.
+   Without root the namespace is a user namespace's (`--map-root-user`). No namespace, no run.
+2. Schemathesis speaks TCP: a forwarder thread on 127.0.0.1 (an ephemeral port) relays each
+   connection byte for byte to the daemon's Unix socket. One exception: the event stream
+   (`/v1/events`, which never ends) is cut after its first line, a complete chunked answer, so
+   that the one line is checked instead of the request timing out.
+3. `schemathesis run` with `--checks all`, a fixed seed and a bounded number of examples per
+   operation (about two minutes on two cores). Its JSON report gives the failures, printed
+   here one per line with the request that caused them; then a one-line summary.
+
+Runs under the venv of scripts/testservers/setup.sh (.build/testservers-venv), which has
+schemathesis; re-executes itself with that interpreter when started with another one. Only
+loopback TCP and Unix-socket traffic. `--seed N` and `--max-examples N` override the defaults.
+"""
+import os, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV = os.path.join(ROOT, ".build", "testservers-venv")
+
+# The venv's pinned versions when it is there, whatever python3 is first on PATH.
+_python = os.path.join(VENV, "bin", "python")
+if __name__ == "__main__" and os.path.abspath(sys.prefix) != os.path.abspath(VENV) and os.access(_python, os.X_OK):
+    os.execv(_python, [_python, os.path.abspath(__file__)] + sys.argv[1:])
+try:
+    import schemathesis
+except ImportError:
+    print("check-schemathesis: schemathesis is missing: run scripts/testservers/setup.sh", file=sys.stderr)
+    sys.exit(1)
+
+import argparse, atexit, json, pwd, shutil, signal, socket, socketserver, subprocess, tempfile, threading, time
+
+if __name__ != "__main__":
+    # Loaded by schemathesis as its hooks file (SCHEMATHESIS_HOOKS=this file): the event
+    # stream's answer, cut by the forwarder after its first line, is that line's object, which
+    # the response schema (`EventLine`, the schema of one line) is checked against.
+    @schemathesis.deserializer("application/x-ndjson")
+    def _ndjson(ctx, response):
+        text = response.content
+        if not text.endswith(b"\n") or text.count(b"\n") != 1:
+            raise ValueError(f"expected one JSON line ending in a newline: {text[:200]!r}")
+        return json.loads(text)
+
+DOCUMENT = os.path.join(ROOT, "openapi", "reach-daemon.yaml")
+DAEMON = os.environ.get("REACH_DAEMON") or os.path.join(ROOT, ".build", "debug", "reach-daemon")
+SCHEMATHESIS = os.path.join(os.path.dirname(sys.executable), "schemathesis")
+SEED = 19
+MAX_EXAMPLES = 40
+RUN_TIMEOUT = 600  # a hung run is a failure, not a hung test suite
+
+
+# The bridge: TCP on loopback to the daemon's Unix socket.
+
+class Forwarder(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, socket_path):
+        self.socket_path = socket_path
+        self.connections = 0
+        super().__init__(("127.0.0.1", 0), Relay)
+
+    @property
+    def port(self):
+        return self.server_address[1]
+
+
+class Relay(socketserver.BaseRequestHandler):
+    def handle(self):
+        client = self.request
+        self.server.connections += 1
+        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            upstream.connect(self.server.socket_path)
+        except OSError:
+            client.close()
+            return
+        requests = threading.Thread(target=pump, args=(client, upstream), daemon=True)
+        requests.start()
+        try:
+            relay_answers(upstream, client)
+        finally:
+            requests.join(timeout=5)
+            for end in (upstream, client):
+                try:
+                    end.close()
+                except OSError:
+                    pass
+
+
+def pump(source, sink):
+    """Bytes from `source` to `sink` until `source` ends; then `sink`'s writing half is shut."""
+    try:
+        while True:
+            data = source.recv(65536)
+            if not data:
+                break
+            sink.sendall(data)
+    except OSError:
+        pass
+    try:
+        sink.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
+def relay_answers(upstream, client):
+    """The daemon's answers to the client, as they come, except an event stream's: its head
+    and its first chunks up to the end of the first line, then the last chunk, then the
+    connection is closed (a finite, complete answer the checks can read)."""
+    try:
+        while True:
+            data = upstream.recv(65536)
+            if not data:
+                break
+            if data.startswith(b"HTTP/1."):
+                while b"\r\n\r\n" not in data:
+                    more = upstream.recv(65536)
+                    if not more:
+                        break
+                    data += more
+                head, _, rest = data.partition(b"\r\n\r\n")
+                lowered = head.lower()
+                if b"application/x-ndjson" in lowered and b"transfer-encoding: chunked" in lowered:
+                    # `Connection: close`, so that the client does not send its next request
+                    # on a connection whose answer is still streaming.
+                    lines = [line for line in head.split(b"\r\n") if not line.lower().startswith(b"connection:")]
+                    head = b"\r\n".join(lines + [b"Connection: close"])
+                    client.sendall(head + b"\r\n\r\n" + first_line_chunks(upstream, rest) + b"0\r\n\r\n")
+                    for end in (client, upstream):
+                        try:
+                            end.shutdown(socket.SHUT_RDWR)
+                        except OSError:
+                            pass
+                    return
+            client.sendall(data)
+    except OSError:
+        pass
+    try:
+        client.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
+def first_line_chunks(upstream, buffer):
+    """The complete chunks (size line, data, CRLF) up to and including the one whose data ends
+    a line; reads on from `upstream` as needed."""
+    taken = b""
+    body = b""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        size_end = buffer.find(b"\r\n")
+        if size_end >= 0:
+            size = int(buffer[:size_end].split(b";")[0], 16)
+            end = size_end + 2 + size + 2
+            if size == 0 or len(buffer) >= end:
+                if size == 0:
+                    return taken
+                taken += buffer[:end]
+                body += buffer[size_end + 2:end - 2]
+                buffer = buffer[end:]
+                if body.endswith(b"\n"):
+                    return taken
+                continue
+        upstream.settimeout(max(0.1, deadline - time.monotonic()))
+        more = upstream.recv(65536)
+        if not more:
+            break
+        buffer += more
+    return taken
+
+
+# The daemon, in a namespace of its own.
+
+def die_with_parent():
+    """In the child before exec: SIGTERM when this script dies, even by SIGKILL."""
+    import ctypes
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class Daemon:
+    def __init__(self, directory):
+        self.directory = directory
+        self.socket_path = os.path.join(directory, "run", "reach.sock")
+        self.log_path = os.path.join(os.path.dirname(directory), os.path.basename(directory) + ".log")
+        self.process = None
+
+    def command(self):
+        daemon = [DAEMON, "daemon", "--state-dir", os.path.join(self.directory, "state"), "--socket", self.socket_path,
+                  "--no-wifi-facts"]
+        if os.geteuid() == 0:
+            nobody = pwd.getpwnam("nobody")
+            os.chown(self.directory, nobody.pw_uid, nobody.pw_gid)
+            return ["unshare", "--net", "--", "setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
+                    "--clear-groups", "--pdeathsig=SIGTERM", "--"] + daemon
+        return ["unshare", "--net", "--map-root-user", "--"] + daemon
+
+    def start(self):
+        log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                        preexec_fn=die_with_parent)
+        log.close()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the daemon (in a private network namespace) exited with {self.process.returncode}: {self.log()}")
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                    probe.connect(self.socket_path)
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"the daemon did not listen on {self.socket_path} within 30 s: {self.log()}")
+
+    def path_status(self):
+        """The daemon's path status (`unreachable` in its namespace), over the socket."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.settimeout(10)
+            connection.connect(self.socket_path)
+            connection.sendall(b"GET /v1/path HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+        return json.loads(answer.partition(b"\r\n\r\n")[2]).get("status")
+
+    def stop(self):
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def log(self):
+        try:
+            with open(self.log_path, "rb") as file:
+                return file.read()[-2000:].decode("utf-8", "replace").strip()
+        except OSError:
+            return "(no log)"
+
+
+# The report.
+
+def failures_of(report):
+    """(operation, check, title, request) for each failure in schemathesis's JSON report."""
+    found = []
+
+    def walk(node, operation=None):
+        if isinstance(node, dict):
+            label = node.get("label") or node.get("operation") or operation
+            if isinstance(label, dict):
+                label = label.get("label") or operation
+            if "failures" in node and isinstance(node["failures"], list):
+                for failure in node["failures"]:
+                    found.append((label, failure))
+            for key, value in node.items():
+                if key != "failures":
+                    walk(value, label if isinstance(label, str) else operation)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, operation)
+
+    walk(report)
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser(description="schemathesis against a live reach-daemon")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--max-examples", type=int, default=MAX_EXAMPLES)
+    parser.add_argument("--workers", default="2")
+    arguments = parser.parse_args()
+
+    if not os.access(DAEMON, os.X_OK):
+        print(f"check-schemathesis: no daemon at {DAEMON} (swift build --product reach-daemon)", file=sys.stderr)
+        return 1
+    if shutil.which("unshare") is None or (os.geteuid() == 0 and shutil.which("setpriv") is None):
+        print("check-schemathesis: unshare (and setpriv as root) from util-linux are needed to keep the jobs offline", file=sys.stderr)
+        return 1
+
+    parent = tempfile.mkdtemp(prefix="check-schemathesis.", dir="/tmp")  # short: a socket path has at most 107 bytes
+    os.chmod(parent, 0o755)  # nobody must reach its own directory inside
+    directory = os.path.join(parent, "daemon")
+    os.mkdir(directory, 0o700)
+    daemon = Daemon(directory)
+    forwarder = None
+
+    def cleanup():
+        if forwarder is not None:
+            forwarder.shutdown()
+            forwarder.server_close()
+        daemon.stop()
+        shutil.rmtree(parent, ignore_errors=True)
+
+    atexit.register(cleanup)
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, lambda signum, frame: sys.exit(128 + signum))
+
+    try:
+        daemon.start()
+        status = daemon.path_status()
+        if status != "unreachable":
+            print(f"check-schemathesis: the daemon's path is {status!r}, not 'unreachable': refusing to let jobs run", file=sys.stderr)
+            return 1
+    except (RuntimeError, OSError, ValueError) as error:
+        print(f"check-schemathesis: {error}", file=sys.stderr)
+        return 1
+
+    forwarder = Forwarder(daemon.socket_path)
+    threading.Thread(target=forwarder.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+
+    report_path = os.path.join(parent, "report.json")
+    command = [
+        SCHEMATHESIS, "run", DOCUMENT,
+        "--url", f"http://127.0.0.1:{forwarder.port}",
+        "--checks", "all",
+        "--seed", str(arguments.seed),
+        "--max-examples", str(arguments.max_examples),
+        "--workers", arguments.workers,
+        "--generation-database", "none",
+        "--request-timeout", "10",
+        "--no-color",
+        "--report", "json", "--report-json-path", report_path,
+    ]
+    print("check-schemathesis: " + " ".join(command[:1] + [os.path.relpath(DOCUMENT, ROOT)] + command[3:]).replace(report_path, "REPORT"), flush=True)
+    started = time.monotonic()
+    try:
+        run = subprocess.run(command, cwd=parent, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+                             env=dict(os.environ, SCHEMATHESIS_HOOKS=os.path.abspath(__file__)))
+    except subprocess.TimeoutExpired as timeout:
+        print(f"check-schemathesis: schemathesis did not finish within {RUN_TIMEOUT} s", file=sys.stderr)
+        print((timeout.stdout or b"")[-4000:], file=sys.stderr)
+        return 1
+    seconds = time.monotonic() - started
+    with open(os.path.join(parent, "schemathesis.out"), "w") as file:
+        file.write(run.stdout + run.stderr)
+    out = os.environ.get("CHECK_SCHEMATHESIS_OUTPUT")
+    if out:
+        shutil.copy(os.path.join(parent, "schemathesis.out"), out)
+        if os.path.exists(report_path):
+            shutil.copy(report_path, out + ".report.json")
+
+    problems = []
+    report = None
+    try:
+        with open(report_path) as file:
+            report = json.load(file)
+    except (OSError, ValueError) as error:
+        problems.append(f"no JSON report from schemathesis ({error}); exit {run.returncode}")
+    if daemon.process is None or daemon.process.poll() is not None:
+        problems.append(f"the daemon exited during the run: {daemon.log()}")
+    print(run.stdout[-3000:])
+    print(json.dumps(report)[:3000] if report else "")
+    return 1 if problems or run.returncode else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
