@@ -291,7 +291,7 @@ let package = Package(
             name: "ReachabilityDaemonTests",
             dependencies: [
                 "ReachabilityDaemon", "ReachabilityTransfers", "Reachability", "ReachabilityCore", "ReachabilityTestKit", "reach",
-                "reach-daemon", "reach-testserver",
+                "reach-daemon", "reach-testserver", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -329,13 +329,14 @@ def main():
         SCHEMATHESIS, "run", DOCUMENT,
         "--url", f"http://127.0.0.1:{forwarder.port}",
         "--checks", "all",
+        "--continue-on-failure",
         "--seed", str(arguments.seed),
         "--max-examples", str(arguments.max_examples),
         "--workers", arguments.workers,
         "--generation-database", "none",
         "--request-timeout", "10",
         "--no-color",
-        "--report", "json", "--report-json-path", report_path,
+        "--report", "json,ndjson", "--report-json-path", report_path, "--report-ndjson-path", report_path + ".ndjson",
     ]
     print("check-schemathesis: " + " ".join(command[:1] + [os.path.relpath(DOCUMENT, ROOT)] + command[3:]).replace(report_path, "REPORT"), flush=True)
     started = time.monotonic()
@@ -354,6 +355,7 @@ def main():
         shutil.copy(os.path.join(parent, "schemathesis.out"), out)
         if os.path.exists(report_path):
             shutil.copy(report_path, out + ".report.json")
+            shutil.copy(report_path + ".ndjson", out + ".events.ndjson")
 
     problems = []
     report = None

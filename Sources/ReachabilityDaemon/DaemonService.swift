@@ -21,25 +21,46 @@ struct DaemonService: Service {
     func run() async throws {
         let api = QueueAPI(queue: queue, paths: paths, metrics: metrics)
         let control = ControlServer(address: .unix(configuration.socketPath), authorize: ControlServer.sameUserOrRoot()) { await api.handle($0) }
+        // Each listener says when it is bound; jobs are taken up only once all are, so a
+        // listener that cannot be set up stops the daemon before any job has run.
+        let (bound, isBound) = AsyncStream.makeStream(of: Void.self)
+        let listeners = configuration.metricsListen == nil ? 1 : 2
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         try await control.run { address in
                             self.logger.notice("listening on \(address); state in \(self.configuration.stateDirectory)")
-                            try? self.notifier?.ready(status: self.statusLine())
+                            isBound.yield()
                         }
                     }
                     if let listen = configuration.metricsListen {
-                        group.addTask { try await metricsServer(listen).run { address in self.logger.notice("metrics on http://\(address)/metrics") } }
+                        group.addTask {
+                            try await metricsServer(listen).run { address in
+                                self.logger.notice("metrics on http://\(address)/metrics")
+                                isBound.yield()
+                            }
+                        }
+                    }
+                    group.addTask {
+                        var count = 0
+                        for await _ in bound {
+                            count += 1
+                            if count == listeners { break }
+                        }
+                        try Task.checkCancellation()
+                        try queue.start()
+                        try? self.notifier?.ready(status: self.statusLine())
                     }
                     group.addTask { await followPaths() }
                     if notifier != nil { group.addTask { await reportStatus() } }
                     if let notifier, let watchdog = notifier.watchdogSettings {
                         group.addTask { await pingWatchdog(notifier, every: watchdog.pingInterval) }
                     }
-                    // Until cancelled (a graceful shutdown), or until the control server fails.
-                    try await group.waitForAll()
+                    // Until cancelled (a graceful shutdown), or until a listener or the queue fails:
+                    // the first error ends the group, cancelling the rest (waitForAll would wait
+                    // for every task first, and the path follower never ends on its own).
+                    for try await _ in group {}
                 }
             }
         } catch is CancellationError {

@@ -39,11 +39,24 @@ final class QueueStore: Sendable {
                 try db.execute(sql: "PRAGMA journal_size_limit = 1048576")
             }
             pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.refuseNewer(pool, path: path)
             try QueueMigrations.migrator.migrate(pool)
         } catch let error as QueueError {
             throw error
         } catch {
             throw Self.queueError(error, doing: "open the queue database \(path)")
+        }
+    }
+
+    /// A database a newer version changed (a migration this build does not know) is refused,
+    /// untouched: using it could lose what that version records.
+    private static func refuseNewer(_ pool: DatabasePool, path: String) throws {
+        let unknown = try pool.read { db in
+            try QueueMigrations.migrator.appliedIdentifiers(db).subtracting(QueueMigrations.migrator.migrations)
+        }
+        guard unknown.isEmpty else {
+            throw QueueError.storage(
+                "\(path) was written by a newer version of reach (it has \(unknown.sorted().joined(separator: ", "))): refusing to use it; run that version, or move the file away to start an empty queue")
         }
     }
 
@@ -162,8 +175,13 @@ final class QueueStore: Sendable {
         let reasonCode: String? = row["reasonCode"]
         let until: Double? = row["reasonUntil"]
         let finished: Double? = row["finishedAt"]
+        let state = QueueJobState(rawValue: row["state"])
+        guard QueueJobState.all.contains(state) else {
+            throw QueueError.storage(
+                "job \(row["id"] as Int64) is in state '\(state.rawValue.prefix(40))', which this version does not know (a newer version wrote it): refusing to run the queue")
+        }
         let job = QueueJob(
-            id: row["id"], spec: spec, state: QueueJobState(rawValue: row["state"]),
+            id: row["id"], spec: spec, state: state,
             reason: reasonCode.map { QueueReason(code: $0, message: row["reasonMessage"] ?? $0, until: until.map(Date.init(timeIntervalSince1970:))) },
             progress: QueueProgress(completedBytes: row["completedBytes"], totalBytes: row["totalBytes"], transferredBytes: row["transferredBytes"]),
             attempts: row["attempts"],
@@ -184,6 +202,7 @@ final class QueueStore: Sendable {
     }
 
     static func queueError(_ error: any Error, doing: String) -> QueueError {
+        if let error = error as? QueueError { return error }
         if let error = error as? DatabaseError {
             if error.resultCode == .SQLITE_FULL { return .storageFull("cannot \(doing): the state directory's file system is full") }
             return .storage("cannot \(doing): \(error.message ?? "SQLite error \(error.resultCode.rawValue)")")

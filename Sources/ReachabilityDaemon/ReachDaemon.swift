@@ -24,8 +24,9 @@ public final class ReachDaemon: Sendable {
         self.monitor = monitor
     }
 
-    /// Runs until SIGTERM or SIGINT. Throws when it cannot start: the state directory or the
-    /// socket is unusable, another daemon holds the state directory (the error names its pid),
+    /// Runs until SIGTERM or SIGINT. Throws when it cannot start, before any job is taken up:
+    /// the state directory, the socket or the metrics address is unusable, the database was
+    /// written by a newer version, another daemon holds the state directory (the error names its pid),
     /// the queue database cannot be opened, the network cannot be read.
     public func run() async throws {
         var logger = Logger(label: "reach.daemon")
@@ -47,7 +48,7 @@ public final class ReachDaemon: Sendable {
         let first = try monitor.currentPath()
         paths.publish(first)
         metrics.observe(first)
-        try queue.start()
+        // The queue is loaded and its jobs taken up by the service, once its listeners are bound.
         let service = DaemonService(
             configuration: configuration, monitor: monitor, queue: queue, paths: paths, metrics: metrics, notifier: notifier, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -163,6 +163,49 @@ struct ReachDaemonTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// A listener that cannot be bound (the metrics port is taken) makes the daemon exit 1 at
+    /// once, before it has taken up any job: a job that would run now does not.
+    @Test func aListenerThatCannotBeBoundExits1BeforeAnyJobRuns() async throws {
+        let held = try DaemonUnderTest(in: nil, arguments: ["--override", "*=cellular"])
+        try await held.start()
+        let marker = held.files.path + "/ran"
+        let added = try held.queue(["add", "run", "--when", "wifi", "--", "sh", "-c", "echo ran > \(marker)"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try await held.waitForJob(id) { reason($0) == "queuedForWifi" }
+        #expect(held.stop() == 0)
+
+        // A port that is taken: a listening socket of this process on loopback.
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(taken) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, length) } }
+        #expect(bound == 0 && listen(taken, 1) == 0)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &length) } }
+        let port = UInt16(bigEndian: address.sin_port)
+
+        let started = ContinuousClock.now
+        let failed = try shell(
+            "timeout 20 \(reachBinary) daemon --state-dir \(held.stateDirectory) --socket \(held.socket) --override '*=wifi' --metrics-listen 127.0.0.1:\(port)")
+        #expect(failed.status == 1, "\(failed.stderr)")
+        #expect(failed.stderr.contains("127.0.0.1:\(port)") || failed.stderr.lowercased().contains("address already in use"), "\(failed.stderr)")
+        #expect(ContinuousClock.now - started < .seconds(15))
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!FileManager.default.fileExists(atPath: marker), "the job ran although the daemon could not start")
+
+        // With a free port the same job runs.
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--override", "*=wifi"])
+        let runner = try shell("mkdir -p \(daemon.files.path) && cp -a \(held.stateDirectory) \(daemon.stateDirectory)")
+        #expect(runner.status == 0)
+        try await daemon.start()
+        _ = try await daemon.waitForJob(id) { $0["state"] as? String == "succeeded" }
+        #expect(FileManager.default.fileExists(atPath: marker))
+        #expect(daemon.stop() == 0)
+    }
+
     /// Without a daemon: one line naming the socket, exit 69.
     @Test func noDaemonMeansExit69NamingTheSocket() throws {
         let files = try TemporaryDirectory()
