@@ -169,9 +169,11 @@ public final class JobQueue: Sendable {
         return QueueJobDetail(job: job, history: try history(of: id), logPath: job.spec.kind == .command ? logPath(of: id) : nil)
     }
 
-    /// Every change of every job from now on (state, reason, progress), while iterated.
+    /// Every change of every job from now on (state, reason, progress), in order, while
+    /// iterated. Nothing is dropped: a consumer must keep up (the control API's event stream
+    /// moves each change at once into a per-client buffer with a bound of its own).
     public func events() -> AsyncStream<QueueJob> {
-        let (stream, continuation) = AsyncStream.makeStream(of: QueueJob.self, bufferingPolicy: .bufferingNewest(4096))
+        let (stream, continuation) = AsyncStream.makeStream(of: QueueJob.self, bufferingPolicy: .unbounded)
         let key = state.withLock { state in
             state.nextSubscriber += 1
             state.subscribers[state.nextSubscriber] = continuation

@@ -9,6 +9,8 @@ struct QueueAPI: Sendable {
     let queue: JobQueue
     let paths: PathFeed
     let metrics: ReachMetrics
+    /// Bytes an event-stream client may have waiting before it is dropped.
+    var eventBufferLimit = EventStreamBuffer.defaultLimit
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
@@ -105,25 +107,33 @@ struct QueueAPI: Sendable {
         do { return Self.json(200, try body(id)) } catch { return Self.error(error) }
     }
 
-    /// Job changes and path changes as JSON lines, the current path first.
+    /// Job changes and path changes as JSON lines, the current path first; bounded per client
+    /// (``EventStreamBuffer``): a client that falls too far behind gets a final `dropped` line.
     private func events() -> AsyncStream<[UInt8]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(4096))
+        let buffer = EventStreamBuffer(limit: eventBufferLimit)
         let jobs = queue.events()
         let pathUpdates = paths.subscribe()
         let forwardJobs = Task {
             for await job in jobs {
                 guard let line = try? QueueJSON.encode(QueueStreamEvent(job: job)) else { continue }
-                continuation.yield(Array(line) + [0x0A])
+                if !buffer.push(Array(line) + [0x0A]) { break }
             }
         }
         let forwardPaths = Task {
-            for await text in pathUpdates { continuation.yield(Array(text.utf8) + [0x0A]) }
+            for await text in pathUpdates where !buffer.push(Array(text.utf8) + [0x0A]) { break }
         }
-        continuation.onTermination = { _ in
+        let stop = { @Sendable in
+            buffer.close()
             forwardJobs.cancel()
             forwardPaths.cancel()
         }
-        return stream
+        return AsyncStream(unfolding: {
+            guard let line = await buffer.next() else {
+                stop()
+                return nil
+            }
+            return line
+        }, onCancel: stop)
     }
 
     private static func badID(_ text: String) -> ControlResponse {

@@ -76,7 +76,9 @@ public final class QueueClient: Sendable {
         return String(decoding: body, as: UTF8.self)
     }
 
-    /// The event stream: the current path first, then every job and path change.
+    /// The event stream: the current path first, then every job and path change. A client that
+    /// reads too slowly is dropped by the daemon: the stream then throws a ``QueueClientError``
+    /// with code `slowClient` (subscribe again and list the jobs to catch up).
     public func events() -> AsyncThrowingStream<QueueEvent, any Error> {
         let lines = control.lines(path: "/v1/events")
         let socketPath = self.socketPath
@@ -84,9 +86,15 @@ public final class QueueClient: Sendable {
             let task = Task {
                 do {
                     for try await line in lines {
-                        if let event = QueueEvent(line: line) { continuation.yield(event) }
+                        guard let event = QueueEvent(line: line) else { continue }
+                        if let message = event.droppedMessage {
+                            throw QueueClientError(dropped: message, socketPath: socketPath)
+                        }
+                        continuation.yield(event)
                     }
                     continuation.finish()
+                } catch let error as QueueClientError {
+                    continuation.finish(throwing: error)
                 } catch let error as ControlClientError {
                     continuation.finish(throwing: QueueClientError(error))
                 } catch {
@@ -130,6 +138,8 @@ public struct QueueEvent: Sendable {
     public var pathSummary: String?
     /// The line as the daemon sent it (JSON).
     public var jsonLine: String
+    /// For the daemon's last line to a client that read too slowly: why it was dropped.
+    public var droppedMessage: String?
 
     init?(line: [UInt8]) {
         jsonLine = String(decoding: line, as: UTF8.self)
@@ -139,6 +149,8 @@ public struct QueueEvent: Sendable {
             job = event.job
         } else if type == "path" {
             pathSummary = object["summary"] as? String
+        } else if type == "dropped" {
+            droppedMessage = object["message"] as? String ?? "dropped"
         }
     }
 
@@ -172,6 +184,13 @@ public struct QueueClientError: Error, Sendable, CustomStringConvertible {
         code = decoded?.error.code
         isNotRunning = false
         description = decoded?.error.message ?? plain ?? "the daemon on \(socketPath) answered HTTP \(status)"
+    }
+
+    init(dropped message: String, socketPath: String) {
+        status = nil
+        code = "slowClient"
+        isNotRunning = false
+        description = "the daemon on \(socketPath) dropped the event stream: \(message)"
     }
 
     init(communication message: String, socketPath: String) {

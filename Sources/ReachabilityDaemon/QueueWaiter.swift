@@ -20,27 +20,22 @@ public struct QueueWaiter: Sendable {
     }
 
     /// Waits, at most `timeout` when given. Throws ``QueueClientError`` for an unknown id or a
-    /// daemon that goes away.
+    /// daemon that goes away. Dropped by the daemon for reading too slowly, it subscribes again.
     public func wait(timeout: Duration?) async throws -> Outcome {
-        // Subscribe first, then read the states: no change can fall between the two.
-        let events = client.events()
         let jobs = try await client.list()
-        let known = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0) })
-        if let ids, let missing = ids.subtracting(known.keys).sorted().first {
+        if let ids, let missing = ids.subtracting(jobs.map(\.id)).sorted().first {
             throw QueueClientError(status: 404, body: Array("{\"error\":{\"code\":\"notFound\",\"message\":\"no job \(missing)\"}}".utf8), socketPath: client.socketPath)
         }
         let wanted = ids ?? Set(jobs.filter { !$0.state.isFinal }.map(\.id))
-        let initial = known.filter { wanted.contains($0.key) }
         return try await withThrowingTaskGroup(of: Outcome?.self) { group in
             group.addTask {
-                var finished = initial.filter { $0.value.state.isFinal }
-                if finished.count == wanted.count { return Self.outcome(Array(finished.values)) }
-                for try await event in events {
-                    guard let job = event.job, wanted.contains(job.id) else { continue }
-                    if job.state.isFinal { finished[job.id] = job }
-                    if finished.count == wanted.count { return Self.outcome(Array(finished.values)) }
+                while true {
+                    do {
+                        return try await watch(wanted)
+                    } catch let error as QueueClientError where error.code == "slowClient" {
+                        continue  // subscribe and list again: the list says what was missed
+                    }
                 }
-                throw QueueClientError(communication: "the daemon closed the event stream", socketPath: client.socketPath)
             }
             if let timeout {
                 group.addTask {
@@ -51,9 +46,24 @@ public struct QueueWaiter: Sendable {
             let first = try await group.next() ?? nil
             group.cancelAll()
             if let first { return first }
-            let unfinished = try await client.list().filter { wanted.contains($0.id) && !$0.state.isFinal }.map(\.id)
-            return .timedOut(unfinished.sorted())
+            let jobs = try await client.list()
+            return .timedOut(jobs.filter { wanted.contains($0.id) && !$0.state.isFinal }.map(\.id).sorted())
         }
+    }
+
+    /// One subscription, until every job in `wanted` is final.
+    private func watch(_ wanted: Set<Int64>) async throws -> Outcome {
+        // Subscribe first, then read the states: no change can fall between the two.
+        let events = client.events()
+        let known = Dictionary(uniqueKeysWithValues: try await client.list().map { ($0.id, $0) })
+        var finished = known.filter { wanted.contains($0.key) && $0.value.state.isFinal }
+        if finished.count == wanted.count { return Self.outcome(Array(finished.values)) }
+        for try await event in events {
+            guard let job = event.job, wanted.contains(job.id) else { continue }
+            if job.state.isFinal { finished[job.id] = job }
+            if finished.count == wanted.count { return Self.outcome(Array(finished.values)) }
+        }
+        throw QueueClientError(communication: "the daemon closed the event stream", socketPath: client.socketPath)
     }
 
     private static func outcome(_ jobs: [QueueJob]) -> Outcome {
