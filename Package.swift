@@ -50,6 +50,9 @@ let package = Package(
             pkgConfig: "libnl-route-3.0",
             providers: [.apt(["libnl-3-dev", "libnl-route-3-dev", "libnl-genl-3-dev"])]
         ),
+        // glibc's GNU extensions (posix_spawn's closefrom, chdir and tcsetpgrp actions, sync_file_range), which
+        // Swift's Glibc module hides: compiled with _GNU_SOURCE, called directly (no dlsym).
+        .target(name: "CGNULibc"),
         // Pure values and decisions: no Glibc, no Foundation, no I/O.
         .target(name: "ReachabilityCore", swiftSettings: strictSettings),
         // The only importer of CNetlink: netlink thread, dumps, route lookups, sysfs, namespaces.
@@ -64,6 +67,7 @@ let package = Package(
             dependencies: [
                 "ReachabilityCore",
                 "ReachabilityLinux",
+                "CGNULibc",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ],
             swiftSettings: strictSettings
@@ -74,6 +78,7 @@ let package = Package(
             name: "ReachabilityTransfers",
             dependencies: [
                 "Reachability",
+                "CGNULibc",
                 "ReachabilityCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -242,7 +247,7 @@ let package = Package(
         // Fakes, sysfs fixture trees, private network namespaces: for tests and adopters.
         .target(
             name: "ReachabilityTestKit",
-            dependencies: ["ReachabilityCore", "ReachabilityLinux", "Reachability"],
+            dependencies: ["ReachabilityCore", "ReachabilityLinux", "Reachability", "CGNULibc"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -63,8 +63,16 @@ public final class CommandExecutor: GatedExecutor {
             if state.isClosed { return .refused }
             if let group = state.group, options.onDisallow == .suspend { return .resume(group) }
             do throws(CommandSpawnError) {
+                let log = try options.outputPath.map { path throws(CommandSpawnError) in try CappedLog(path: path, limit: options.outputLimit) }
                 // Under the lock, so that `end(forwarding:)` either sees this group or refuses it.
-                let group = try ProcessGroup.start(arguments, setup: options.spawnSetup, terminal: terminal, onExit: report)
+                let group: ProcessGroup
+                do throws(CommandSpawnError) {
+                    group = try ProcessGroup.start(arguments, setup: options.spawnSetup(output: log), terminal: terminal, onExit: report)
+                } catch {
+                    log?.abandon()
+                    throw error
+                }
+                log?.startReading()
                 state.group = group
                 state.runs += 1
                 return .started(group, run: state.runs)

@@ -27,14 +27,20 @@ extension CommandExecutor {
         /// The directory the command starts in; nil: this process's.
         public var workingDirectory: String?
         /// A file the command's standard output and error are appended to, created with mode 0600
-        /// and never through a symlink, with standard input from `/dev/null` (a daemon's jobs);
-        /// nil: the command inherits this process's standard input, output and error.
+        /// and never through a symlink, with standard input from `/dev/null` and no descriptor
+        /// beyond 0-2 (a daemon's jobs); nil: the command inherits this process's standard input,
+        /// output and error.
         public var outputPath: String?
+        /// The most the file at ``outputPath`` may hold: past it, the file becomes `PATH.1`
+        /// (replacing an older one) and a new one starts. The command writes into a pipe that this
+        /// process copies to the file.
+        public var outputLimit: Int64
 
-        /// Options with the defaults: suspend, 10 s before SIGKILL, the terminal lent when ours.
+        /// Options with the defaults: suspend, 10 s before SIGKILL, the terminal lent when ours,
+        /// a log of at most 10 MiB (and one older file).
         public init(
             onDisallow: OnDisallow = .suspend, killAfter: Duration = .seconds(10), usesTerminal: Bool = true,
-            inheritedSignals: Set<Int32> = [], workingDirectory: String? = nil, outputPath: String? = nil
+            inheritedSignals: Set<Int32> = [], workingDirectory: String? = nil, outputPath: String? = nil, outputLimit: Int64 = 10 << 20
         ) {
             self.onDisallow = onDisallow
             self.killAfter = killAfter
@@ -42,10 +48,11 @@ extension CommandExecutor {
             self.inheritedSignals = inheritedSignals
             self.workingDirectory = workingDirectory
             self.outputPath = outputPath
+            self.outputLimit = outputLimit
         }
 
-        var spawnSetup: ProcessSpawn.Setup {
-            ProcessSpawn.Setup(inheritedSignals: inheritedSignals, workingDirectory: workingDirectory, outputPath: outputPath)
+        func spawnSetup(output: CappedLog?) -> ProcessSpawn.Setup {
+            ProcessSpawn.Setup(inheritedSignals: inheritedSignals, workingDirectory: workingDirectory, outputDescriptor: output?.writeEnd)
         }
     }
 

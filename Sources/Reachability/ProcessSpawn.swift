@@ -1,3 +1,4 @@
+import CGNULibc
 import Glibc
 
 /// Starts a command as the leader of a new process group (so that every signal can go to all
@@ -10,9 +11,9 @@ enum ProcessSpawn {
         var inheritedSignals: Set<Int32> = []
         /// The directory it starts in; nil: this process's.
         var workingDirectory: String?
-        /// A file its standard output and error are appended to (created 0600, never through a
-        /// symlink), with standard input from /dev/null; nil: it inherits all three.
-        var outputPath: String?
+        /// A descriptor its standard output and error go to (a ``CappedLog``'s pipe), with
+        /// standard input from /dev/null and no other descriptor; nil: it inherits all three.
+        var outputDescriptor: Int32?
     }
 
     /// Starts `arguments` (the first looked up on PATH) as `setup` says. With `terminal`, the
@@ -21,7 +22,7 @@ enum ProcessSpawn {
         guard let program = arguments.first else { throw CommandSpawnError(command: "", errno: EINVAL) }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let lendsInChild = terminal.map { $0.isOurs && TerminalSpawnAction.addForeground != nil } ?? false
+        let lendsInChild = terminal?.isOurs ?? false
         var result = attempt(program, &argv, setup: setup, foregroundIn: lendsInChild ? terminal : nil)
         if case .failure = result, lendsInChild {
             // The terminal step failed in the child (the terminal changed hands meanwhile):
@@ -54,44 +55,19 @@ enum ProcessSpawn {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if let terminal, let addForeground = TerminalSpawnAction.addForeground {
-            _ = addForeground(&actions, terminal.descriptor)
-        }
-        if let outputPath = setup.outputPath {
-            // Opened in the child, so a failure is the spawn's error (ENOENT, ELOOP for a symlink).
+        if let terminal { reach_spawn_add_tcsetpgrp(&actions, terminal.descriptor) }
+        if let output = setup.outputDescriptor {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o600)
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            posix_spawn_file_actions_adddup2(&actions, output, 1)
+            posix_spawn_file_actions_adddup2(&actions, output, 2)
+            // Descriptors 0-2 only: never this process's sockets, epoll instances or other
+            // clients' connections, close-on-exec or not. (`reach run` in a shell passes on what
+            // the shell gave it, as any wrapper does.)
+            reach_spawn_add_closefrom(&actions, 3)
         }
-        if let directory = setup.workingDirectory {
-            guard let addChdir = DirectorySpawnAction.addChdir else { return .failure(CommandSpawnError(command: program, errno: ENOSYS)) }
-            _ = addChdir(&actions, directory)
-        }
+        if let directory = setup.workingDirectory { reach_spawn_add_chdir(&actions, directory) }
         var pid = pid_t()
         let result = posix_spawnp(&pid, program, &actions, &attributes, &argv, environ)
         return result == 0 ? .success(pid) : .failure(CommandSpawnError(command: program, errno: result))
     }
-}
-
-/// glibc's `posix_spawn_file_actions_addtcsetpgrp_np` (2.35 and later), looked up at run time
-/// so that older C libraries still build and run: it makes the child's group the terminal's
-/// foreground group inside the child, before `exec`, so the command never starts without it.
-enum TerminalSpawnAction {
-    typealias Add = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-
-    static let addForeground: Add? = {
-        // RTLD_DEFAULT, a null handle: search the process's global symbols.
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addtcsetpgrp_np") else { return nil }
-        return unsafeBitCast(symbol, to: Add.self)
-    }()
-}
-
-/// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later; not in the Swift overlay,
-/// which does not define `_GNU_SOURCE`), looked up at run time.
-enum DirectorySpawnAction {
-    typealias Add = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-    static let addChdir: Add? = {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addchdir_np") else { return nil }
-        return unsafeBitCast(symbol, to: Add.self)
-    }()
 }

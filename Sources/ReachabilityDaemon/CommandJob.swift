@@ -19,7 +19,13 @@ struct CommandJob: Sendable {
     let policy: TransferPolicy
     let maxAttempts: Int
     let logPath: String
+    /// The most its log holds before it is rotated (one older file is kept).
+    var logLimit: Int64 = 10 << 20
     let monitor: NetworkMonitor
+    /// Where its running process is recorded, under `jobID`, for the next start to end it
+    /// after a crash.
+    let children: CommandChildren
+    let jobID: Int64
     /// First backoff; doubled per failed run.
     var retryDelay: Duration = .seconds(30)
 
@@ -61,8 +67,12 @@ struct CommandJob: Sendable {
         let options = CommandExecutor.Options(
             onDisallow: spec.onDisallow == "terminate" ? .terminate : .suspend,
             killAfter: .milliseconds(Int64((spec.killAfterSeconds ?? 10) * 1000)),
-            usesTerminal: false, workingDirectory: spec.workingDirectory, outputPath: logPath)
-        let executor = CommandExecutor(spec.arguments, options: options)
+            usesTerminal: false, workingDirectory: spec.workingDirectory, outputPath: logPath, outputLimit: logLimit)
+        let (children, jobID) = (self.children, self.jobID)
+        let executor = CommandExecutor(spec.arguments, options: options) { event in
+            if case .started(let pid, _) = event { children.record(job: jobID, pid: pid) }
+        }
+        defer { children.forget(job: jobID) }
         let gate = TransferGate(monitor: monitor, policy: policy)
         return try await gate.drive(executor) { event in
             switch event {

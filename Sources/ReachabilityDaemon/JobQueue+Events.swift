@@ -114,6 +114,10 @@ extension JobQueue {
 enum QueueLog {
     private static let lastFailure = Mutex<ContinuousClock.Instant?>(nil)
 
+    static func notice(_ message: String) {
+        FileHandle.standardError.write(Data("reach daemon: \(message)\n".utf8))
+    }
+
     static func storageFailure(_ error: QueueError) {
         let now = ContinuousClock.now
         let due = lastFailure.withLock { last -> Bool in

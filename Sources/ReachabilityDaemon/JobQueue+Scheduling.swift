@@ -122,7 +122,7 @@ extension JobQueue {
         }
         let runner = CommandJob(
             spec: command, policy: spec.policy, maxAttempts: spec.maxAttempts ?? QueueJobSpec.defaultMaxAttempts, logPath: logPath(of: id),
-            monitor: monitor, retryDelay: configuration.commandRetryDelay)
+            logLimit: configuration.commandLogLimit, monitor: monitor, children: children, jobID: id, retryDelay: configuration.commandRetryDelay)
         let task = Task { [self] in
             do {
                 let outcome = try await runner.run(previousAttempts: previousAttempts) { [self] update in commandUpdate(id, update) }

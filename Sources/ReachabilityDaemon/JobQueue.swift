@@ -27,13 +27,20 @@ public final class JobQueue: Sendable {
         public var maxRunning: Int
         /// A failed command's first wait before it runs again (doubled per failure, at most an hour).
         public var commandRetryDelay: Duration
+        /// The most a command job's log file holds; past it the file becomes `job-ID.log.1`
+        /// (replacing an older one) and a new one starts.
+        public var commandLogLimit: Int64
 
-        /// A configuration with the engine's defaults (2 per host, 8 in all) and a 30 s retry delay.
-        public init(stateDirectory: String, perHost: Int = 2, maxRunning: Int = 8, commandRetryDelay: Duration = .seconds(30)) {
+        /// A configuration with the engine's defaults (2 per host, 8 in all), a 30 s retry delay
+        /// and 10 MiB command logs.
+        public init(
+            stateDirectory: String, perHost: Int = 2, maxRunning: Int = 8, commandRetryDelay: Duration = .seconds(30), commandLogLimit: Int64 = 10 << 20
+        ) {
             self.stateDirectory = stateDirectory
             self.perHost = perHost
             self.maxRunning = maxRunning
             self.commandRetryDelay = commandRetryDelay
+            self.commandLogLimit = commandLogLimit
         }
     }
 
@@ -52,6 +59,8 @@ public final class JobQueue: Sendable {
     let writer: QueueWriter
     let engine: TransferEngine
     let monitor: NetworkMonitor
+    /// The command processes running, recorded so that a restart can end what a crash left.
+    let children: CommandChildren
     let observer: (any QueueObserver)?
     let state = Mutex(State())
     private let engineEvents: JobEventFeed
@@ -66,6 +75,7 @@ public final class JobQueue: Sendable {
         self.observer = observer
         store = try QueueStore(directory: configuration.stateDirectory)
         writer = QueueWriter(store: store)
+        children = CommandChildren(stateDirectory: configuration.stateDirectory)
         engine = TransferEngine(
             monitor: monitor, downloader: downloader, configuration: .init(perHost: configuration.perHost, maxRunning: configuration.maxRunning))
         engineEvents = engine.events()
@@ -74,9 +84,13 @@ public final class JobQueue: Sendable {
     /// The database file.
     public var databasePath: String { store.path }
 
-    /// Loads the queue and takes up every unfinished job; call once.
+    /// Loads the queue, ends the commands a crashed daemon left running, and takes up every
+    /// unfinished job; call once.
     public func start() throws(QueueError) {
         let stored = try store.all()
+        for (job, pid) in children.endLeftovers() {
+            QueueLog.notice("ended the command of job \(job) (process group \(pid)) that the previous daemon left running")
+        }
         let consumer = Task { [self] in
             for await event in engineEvents { apply(event) }
         }

@@ -1,3 +1,4 @@
+import CGNULibc
 import Foundation
 import Synchronization
 
@@ -34,7 +35,7 @@ public final class SpawnedProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         // Nothing else of the test process: a pipe another test reads to its end must not stay
         // open in a server that outlives that test's command.
-        _ = Self.addCloseFrom?(&actions, 3)
+        _ = reach_spawn_add_closefrom(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -58,12 +59,6 @@ public final class SpawnedProcess: Sendable {
         }
         pid = child
     }
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+; not visible to Swift).
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
 
     /// Whether the process is still running. An exited one stays a zombie (unreaped) until
     /// ``stop(grace:)``, so its pid and process group cannot be reused meanwhile.

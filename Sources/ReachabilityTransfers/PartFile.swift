@@ -1,3 +1,4 @@
+import CGNULibc
 import Crypto
 import Dispatch
 import Foundation
@@ -287,14 +288,8 @@ final class PartFile: Sendable {
     /// Starts writing back `length` bytes from `offset` without waiting, so the final
     /// ``sync()`` has little left to do.
     func startWriteback(offset: Int64, length: Int64) {
-        _ = Self.syncFileRange?(descriptor, offset, length, 2 /* SYNC_FILE_RANGE_WRITE */)
+        _ = reach_sync_file_range_write(descriptor, offset, length)
     }
-
-    /// glibc's `sync_file_range` (hidden from Swift without `_GNU_SOURCE`); nil if absent.
-    private static let syncFileRange: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
-        guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
-    }()
 
     /// Gives the file a mode (and, as root, an owner) before it replaces the destination: the
     /// existing file's, so replacing it keeps them, or the usual `0666 & ~umask` for a new one.

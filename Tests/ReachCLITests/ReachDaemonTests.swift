@@ -206,6 +206,48 @@ struct ReachDaemonTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// A command job gets descriptors 0-2 only, whatever the daemon has open (its epoll
+    /// instances, another client's event stream); after `kill -9` of the daemon the restarted
+    /// one ends the group the crash left before running the job again, so it never runs twice
+    /// at once.
+    @Test func aCommandHasOnlyItsStandardDescriptorsAndACrashNeverLeavesASecondCopy() async throws {
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--override", "*=wired"])
+        try await daemon.start()
+        let watcher = try ReachStream(["queue", "--socket", daemon.socket, "watch"], in: nil)
+        defer { watcher.kill() }
+        let pids = daemon.files.path + "/pids"
+        // `ls` writes to the job's log; the shell lists its own descriptors before any redirection.
+        let added = try daemon.queue(["add", "run", "--", "sh", "-c", "ls /proc/$$/fd; echo $$ >> \(pids); exec sleep 300"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try await daemon.waitForJob(id) { $0["state"] as? String == "running" }
+        let lines = { ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) } }
+        for _ in 0..<500 where lines().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        let first = try #require(lines().first)
+        let listed = try String(contentsOfFile: daemon.stateDirectory + "/logs/job-\(id).log", encoding: .utf8)
+        #expect(listed == "0\n1\n2\n", "the command inherited descriptors beyond 0-2: \(listed)")
+
+        daemon.kill()
+        _ = daemon.stream?.waitForExit()
+        #expect(kill(first, 0) == 0, "the command died with the daemon: nothing left to test")
+        try await daemon.start()
+        _ = try await daemon.waitForJob(id) { $0["state"] as? String == "running" }
+        for _ in 0..<500 where lines().count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(lines().count == 2)
+        // The first copy is gone (reaped by init once ended): only the new one runs.
+        var gone = false
+        for _ in 0..<500 where !gone {
+            gone = kill(first, 0) != 0 || ((try? String(contentsOfFile: "/proc/\(first)/stat", encoding: .utf8))?.contains(") Z ") ?? true)
+            if !gone { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(gone, "the first copy (pid \(first)) still runs beside the second")
+        let history = try daemon.queue(["show", id])
+        #expect(history.stdout.contains("interrupted"), "\(history.stdout)")
+        #expect(daemon.stop() == 0)
+        let second = try #require(lines().last)
+        #expect(kill(second, 0) != 0 || ((try? String(contentsOfFile: "/proc/\(second)/stat", encoding: .utf8))?.contains(") Z ") ?? true))
+    }
+
     /// Without a daemon: one line naming the socket, exit 69.
     @Test func noDaemonMeansExit69NamingTheSocket() throws {
         let files = try TemporaryDirectory()

@@ -158,6 +158,49 @@ struct CommandExecutorTests {
         await killed.shutDown()
     }
 
+    /// A log gets the command's output and descriptors 0-2 only; past its limit it rotates to
+    /// `.1`, so a chatty command never holds more than twice the limit on disk.
+    @Test func aLoggedCommandHasThreeDescriptorsAndItsLogIsCapped() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path + "/job.log"
+        // A descriptor of this process that is not close-on-exec: the command must not get it.
+        let leaked = open("/dev/null", O_RDONLY)
+        defer { close(leaked) }
+        let options = CommandExecutor.Options(usesTerminal: false, outputPath: log, outputLimit: 100_000)
+        let script = "head -c 350000 /dev/zero | tr '\\0' x; echo; echo last line"
+        let recorder = Recorder()
+        let executor = CommandExecutor(["sh", "-c", script], options: options)
+        await executor.start(wifi, finished: recorder.finished)
+        #expect(try await recorder.firstResult().get().exitStatus == 0)
+        await executor.shutDown()
+        // The copy ends when the pipe does: wait for the last line.
+        var current = ""
+        for _ in 0..<500 {
+            current = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if current.hasSuffix("last line\n") { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(current.hasSuffix("last line\n"))
+        let older = try String(contentsOfFile: log + ".1", encoding: .utf8)
+        #expect(current.utf8.count <= 100_000 && older.utf8.count <= 100_000, "\(current.utf8.count) \(older.utf8.count)")
+        #expect(current.utf8.count + older.utf8.count >= 100_000)
+        var info = stat()
+        #expect(stat(log, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        // The shell's own descriptors, listed by a child (no pipe of the shell's in between).
+        let listing = CommandExecutor(["sh", "-c", "ls /proc/$$/fd"], options: CommandExecutor.Options(usesTerminal: false, outputPath: log + ".fds"))
+        let listed = Recorder()
+        await listing.start(wifi, finished: listed.finished)
+        _ = try await listed.firstResult()
+        await listing.shutDown()
+        var fds = ""
+        for _ in 0..<500 where !fds.hasSuffix("2\n") {
+            fds = (try? String(contentsOfFile: log + ".fds", encoding: .utf8)) ?? ""
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(fds == "0\n1\n2\n", "the command got descriptors beyond 0-2: \(fds)")
+    }
+
     @Test func aCommandThatCannotStartReportsWhy() async throws {
         let recorder = Recorder()
         let executor = CommandExecutor(["/nonexistent/reach-test-command"], options: noTerminal)
