@@ -22,7 +22,9 @@ invalid ones) and checking every answer against it, must find nothing.
 
 Runs under the venv of scripts/testservers/setup.sh (.build/testservers-venv), which has
 schemathesis; re-executes itself with that interpreter when started with another one. Only
-loopback TCP and Unix-socket traffic. `--seed N` and `--max-examples N` override the defaults.
+loopback TCP and Unix-socket traffic. `--seed N`, `--max-examples N` and `--workers N` override
+the defaults; with $CHECK_SCHEMATHESIS_OUTPUT=FILE, schemathesis's output goes to FILE and its
+reports to FILE.report.json and FILE.events.ndjson (every case, for `st replay`-like digging).
 """
 import os, sys
 
@@ -68,7 +70,6 @@ class Forwarder(socketserver.ThreadingTCPServer):
 
     def __init__(self, socket_path):
         self.socket_path = socket_path
-        self.connections = 0
         super().__init__(("127.0.0.1", 0), Relay)
 
     @property
@@ -79,7 +80,9 @@ class Forwarder(socketserver.ThreadingTCPServer):
 class Relay(socketserver.BaseRequestHandler):
     def handle(self):
         client = self.request
-        self.server.connections += 1
+        # The daemon writes an answer's head and body apart: without this, Nagle's algorithm
+        # holds the body back until the client's delayed ACK (40 ms an answer).
+        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             upstream.connect(self.server.socket_path)
@@ -256,34 +259,47 @@ class Daemon:
 
 # The report.
 
-def failures_of(report):
-    """(operation, check, title, request) for each failure in schemathesis's JSON report."""
+# Warnings that say the document itself is wrong or unusable (the others, such as an id that
+# answers 404, describe the data the run happened to have).
+CONTRACT_WARNINGS = ("missing_deserializer", "unsupported_regex", "unresolvable_reference", "validation_mismatch",
+                     "base_url_mismatch", "unused_openapi_auth")
+
+
+def sections(output, *names):
+    """The text of schemathesis's `=== NAME ===` sections (its failures and errors, each with
+    the answer and a curl line that reproduces it)."""
     found = []
+    current = None
+    for line in output.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("===") and stripped.endswith("==="):
+            title = stripped.strip("= ").upper()
+            current = [] if title in names else None
+            if current is not None:
+                found.append((title, current))
+            continue
+        if current is not None:
+            current.append(line)
+    return [(title, "\n".join(lines).strip()) for title, lines in found]
 
-    def walk(node, operation=None):
-        if isinstance(node, dict):
-            label = node.get("label") or node.get("operation") or operation
-            if isinstance(label, dict):
-                label = label.get("label") or operation
-            if "failures" in node and isinstance(node["failures"], list):
-                for failure in node["failures"]:
-                    found.append((label, failure))
-            for key, value in node.items():
-                if key != "failures":
-                    walk(value, label if isinstance(label, str) else operation)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value, operation)
 
-    walk(report)
-    return found
+def leftover_jobs(socket_path):
+    """Jobs that ran (`running` or `succeeded`): none may, with no network in the namespace."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(10)
+        connection.connect(socket_path)
+        connection.sendall(b"GET /v1/jobs?state=running,succeeded&view=summary HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return json.loads(answer.partition(b"\r\n\r\n")[2])["jobs"]
 
 
 def main():
     parser = argparse.ArgumentParser(description="schemathesis against a live reach-daemon")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--max-examples", type=int, default=MAX_EXAMPLES)
-    parser.add_argument("--workers", default="2")
+    parser.add_argument("--workers", default="1")
     arguments = parser.parse_args()
 
     if not os.access(DAEMON, os.X_OK):
@@ -336,40 +352,72 @@ def main():
         "--generation-database", "none",
         "--request-timeout", "10",
         "--no-color",
-        "--report", "json,ndjson", "--report-json-path", report_path, "--report-ndjson-path", report_path + ".ndjson",
+        "--report", "json", "--report-json-path", report_path,
     ]
-    print("check-schemathesis: " + " ".join(command[:1] + [os.path.relpath(DOCUMENT, ROOT)] + command[3:]).replace(report_path, "REPORT"), flush=True)
+    saved = os.environ.get("CHECK_SCHEMATHESIS_OUTPUT")
+    if saved:
+        command[-2:-2] = ["--report", "ndjson", "--report-ndjson-path", report_path + ".ndjson"]
+    shown = [os.path.relpath(part, ROOT) if part in (SCHEMATHESIS, DOCUMENT) else part for part in command]
+    print("check-schemathesis: " + " ".join(shown).replace(report_path, "REPORT.json"), flush=True)
     started = time.monotonic()
     try:
         run = subprocess.run(command, cwd=parent, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT,
                              env=dict(os.environ, SCHEMATHESIS_HOOKS=os.path.abspath(__file__)))
     except subprocess.TimeoutExpired as timeout:
-        print(f"check-schemathesis: schemathesis did not finish within {RUN_TIMEOUT} s", file=sys.stderr)
-        print((timeout.stdout or b"")[-4000:], file=sys.stderr)
+        output = timeout.stdout or b""
+        output = output.decode("utf-8", "replace") if isinstance(output, bytes) else output
+        print(f"check-schemathesis: FAIL schemathesis did not finish within {RUN_TIMEOUT} s:\n{output[-4000:]}", file=sys.stderr)
         return 1
     seconds = time.monotonic() - started
-    with open(os.path.join(parent, "schemathesis.out"), "w") as file:
-        file.write(run.stdout + run.stderr)
-    out = os.environ.get("CHECK_SCHEMATHESIS_OUTPUT")
-    if out:
-        shutil.copy(os.path.join(parent, "schemathesis.out"), out)
-        if os.path.exists(report_path):
-            shutil.copy(report_path, out + ".report.json")
-            shutil.copy(report_path + ".ndjson", out + ".events.ndjson")
+    if saved:
+        with open(saved, "w") as file:
+            file.write(run.stdout + run.stderr)
+        for source, suffix in ((report_path, ".report.json"), (report_path + ".ndjson", ".events.ndjson")):
+            if os.path.exists(source):
+                shutil.copy(source, saved + suffix)
 
     problems = []
-    report = None
+    report = {}
     try:
         with open(report_path) as file:
             report = json.load(file)
     except (OSError, ValueError) as error:
-        problems.append(f"no JSON report from schemathesis ({error}); exit {run.returncode}")
+        problems.append(f"no JSON report from schemathesis ({error}); it exited {run.returncode}:\n{(run.stdout + run.stderr)[-4000:]}")
+    for failure in report.get("failures", []):
+        problems.append(f"{failure.get('code')} {failure.get('title')} ({failure.get('count')} cases) in {', '.join(failure.get('operations', []))}")
+    for error in report.get("errors", []):
+        problems.append(f"schemathesis error: {error.get('title')} ({error.get('count')})")
+    for kind, items in (report.get("warnings") or {}).items():
+        if items:
+            text = f"warning {kind}: {', '.join(map(str, items))}"
+            if kind in CONTRACT_WARNINGS:
+                problems.append(text)
+            else:
+                print(f"check-schemathesis: {text}", file=sys.stderr)
+    if report and not report.get("complete", False):
+        problems.append(f"the run did not complete (stop reason {report.get('stop_reason')})")
     if daemon.process is None or daemon.process.poll() is not None:
         problems.append(f"the daemon exited during the run: {daemon.log()}")
-    print(run.stdout[-3000:])
-    print(json.dumps(report)[:3000] if report else "")
-    return 1 if problems or run.returncode else 0
+    else:
+        try:
+            ran = leftover_jobs(daemon.socket_path)
+            if ran:
+                problems.append(f"jobs ran although the daemon has no network: {[job.get('title') for job in ran][:10]}")
+        except (OSError, ValueError, KeyError) as error:
+            problems.append(f"the daemon does not answer after the run: {error}")
+    if not problems and run.returncode != 0:
+        problems.append(f"schemathesis exited {run.returncode}:\n{(run.stdout + run.stderr)[-4000:]}")
 
+    if problems:
+        for title, text in sections(run.stdout, "FAILURES", "ERRORS"):
+            print(f"check-schemathesis: schemathesis's {title.lower()}:\n{text}\n", file=sys.stderr)
+        for problem in problems:
+            print(f"check-schemathesis: FAIL {problem}", file=sys.stderr)
+    operations = (report.get("operations") or {}).get("tested", 0)
+    cases = (report.get("test_cases") or {}).get("generated", 0)
+    print(f"check-schemathesis: {operations} operations, {cases} cases, {len(problems)} failures, {seconds:.0f} s "
+          f"(seed {arguments.seed}, {arguments.max_examples} examples per operation)")
+    return 1 if problems else 0
 
 if __name__ == "__main__":
     sys.exit(main())

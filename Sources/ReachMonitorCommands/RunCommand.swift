@@ -140,7 +140,7 @@ enum RunLog {
         case .started(let pid, let run):
             if run > 1 { printError("reach: started \(name) again (pid \(pid))") }
         case .suspended(let pid, let reason):
-            printError("reach: stopped \(name) (pid \(pid)): \(reason)")
+            printError("reach: stopped \(name) (pid \(pid))" + (reason.map { ": \($0)" } ?? ""))
         case .continued(let pid):
             printError("reach: continued \(name) (pid \(pid))")
         case .terminating(let pid, let reason):

@@ -92,7 +92,14 @@ public final class CommandExecutor: GatedExecutor {
 
     /// Suspends the command's group (and returns once it is stopped), or terminates it (and
     /// returns once it is gone), as ``Options/onDisallow`` says.
-    public func stop(_ reason: TransferWaitReason) async {
+    public func stop(_ reason: TransferWaitReason) async { await halt(reason) }
+
+    /// Stops the command because its user paused it, as ``stop(_:)`` does for the network:
+    /// suspended (SIGSTOP) or, with ``Options/OnDisallow/terminate``, terminated; ``start(_:finished:)``
+    /// continues (SIGCONT) or restarts it.
+    public func pause() async { await halt(nil) }
+
+    private func halt(_ reason: TransferWaitReason?) async {
         guard let group = state.withLock({ $0.group }), group.termination == nil else { return }
         switch options.onDisallow {
         case .suspend:

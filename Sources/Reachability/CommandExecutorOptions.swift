@@ -60,8 +60,9 @@ extension CommandExecutor {
     public enum Event: Sendable, Hashable {
         /// The command started; `run` counts from 1 (a terminated command runs again).
         case started(pid: Int32, run: Int)
-        /// Its group was stopped (SIGSTOP) because the network no longer allows it.
-        case suspended(pid: Int32, reason: TransferWaitReason)
+        /// Its group was stopped (SIGSTOP) because the network no longer allows it (`reason`), or
+        /// because its user paused it (nil).
+        case suspended(pid: Int32, reason: TransferWaitReason?)
         /// Its group was continued (SIGCONT).
         case continued(pid: Int32)
         /// Its group is being terminated: because of `reason`, or, when nil, because the

@@ -4,8 +4,9 @@ import ReachabilityTransfers
 import Synchronization
 
 extension JobQueue {
-    /// Pauses the job (a download keeps its partial file; a command is terminated and runs
-    /// afresh on resume); state `paused`, reason `pausedByUser`. Recorded before it is done:
+    /// Pauses the job (a download keeps its partial file; a command is suspended, or with
+    /// `onDisallow: terminate` terminated and run afresh on resume); state `paused`, reason
+    /// `pausedByUser`. Recorded before it is done:
     /// throws ``QueueError`` (nothing done) when the store cannot record it.
     @discardableResult
     public func pause(_ id: Int64) async throws(QueueError) -> QueueJob {
@@ -38,7 +39,11 @@ extension JobQueue {
             job.state = .pending
             job.reason = nil
         }
-        if entry.inEngine && engine.resume(JobID(id)) { return try job(id) }
+        // In the engine the job waits there (a command suspended, a transfer stopped).
+        if entry.inEngine {
+            _ = await engine.resume(JobID(id))
+            return try job(id)
+        }
         schedule(id)
         return try job(id)
     }

@@ -29,8 +29,11 @@ extension JobQueue {
                 job.result = QueueResult(path: download.path, bytes: download.bytes, sha256: download.sha256)
             } else if let upload = event.upload {
                 job.result = QueueResult(bytes: upload.bytes)
+            } else if let command = event.command {
+                job.result = QueueResult(exitStatus: command.exitStatus)
             }
         }
+        if queueState.isFinal && spec.kind == .command { children.forget(job: id) }
         state.withLock { state in
             state.entries[id]?.engineTransferred = event.progress.transferredBytes
             if queueState.isFinal { state.entries[id]?.inEngine = false }

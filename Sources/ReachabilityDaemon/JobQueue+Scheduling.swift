@@ -39,11 +39,7 @@ extension JobQueue {
             hold(id, until: notBefore)
             return
         }
-        if spec.kind == .command {
-            startCommand(id, spec: spec, previousAttempts: entry.job.attempts)
-        } else {
-            submit(id, spec: spec, restored: entry.restored)
-        }
+        submit(id, spec: spec, restored: entry.restored)
     }
 
     private func hold(_ id: Int64, until date: Date) {
@@ -61,8 +57,9 @@ extension JobQueue {
         state.withLock { $0.entries[id]?.task = timer }
     }
 
+    /// Hands the job to the engine: downloads, uploads and commands alike.
     private func submit(_ id: Int64, spec: QueueJobSpec, restored: Bool) {
-        guard let transfer = spec.transferJob(uploadStateDirectory: uploadStateDirectory) else {
+        guard let transfer = spec.kind == .command ? commandJob(id, spec: spec) : spec.transferJob(uploadStateDirectory: uploadStateDirectory) else {
             fail(id, QueueReason(code: "invalidJob", message: "the job has no \(spec.kind) payload"))
             return
         }
@@ -82,7 +79,7 @@ extension JobQueue {
             entry.transferredBase = entry.job.progress.transferredBytes
             state.entries[id] = entry
         }
-        _ = change(id, history: false) { $0.attempts += 1 }
+        if spec.kind != .command { _ = change(id, history: false) { $0.attempts += 1 } }
         do {
             try engine.submit(transfer, id: JobID(id))
         } catch {
@@ -112,61 +109,30 @@ extension JobQueue {
         return QueueResult(path: destination, bytes: total, sha256: digest)
     }
 
-    private func startCommand(_ id: Int64, spec: QueueJobSpec, previousAttempts: Int) {
-        guard let command = spec.command else { return }
+    /// A command job for the engine: its output in its capped log, its process recorded (so a
+    /// restart after a crash ends it), each start counted as an attempt.
+    private func commandJob(_ id: Int64, spec: QueueJobSpec) -> TransferJob? {
+        guard let command = spec.command else { return nil }
         do {
             try StateDirectory.makePrivateSubdirectory(commandLogDirectory)
         } catch {
             fail(id, QueueReason(code: "io", message: error.message))
-            return
+            return nil
         }
-        let runner = CommandJob(
-            spec: command, policy: spec.policy, maxAttempts: spec.maxAttempts ?? QueueJobSpec.defaultMaxAttempts, logPath: logPath(of: id),
-            logLimit: configuration.commandLogLimit, monitor: monitor, children: children, jobID: id, retryDelay: configuration.commandRetryDelay)
-        let task = Task { [self] in
-            do {
-                let outcome = try await runner.run(previousAttempts: previousAttempts) { [self] update in commandUpdate(id, update) }
-                switch outcome {
-                case .succeeded(let result):
-                    _ = change(id, history: true, finish: true) { job in
-                        job.state = .succeeded
-                        job.reason = nil
-                        job.network = nil
-                        job.result = result
-                    }
-                case .failed(let reason):
-                    fail(id, reason)
-                }
-            } catch is CancellationError {
-                // Paused, cancelled or shut down: they set the state.
-            } catch {
-                fail(id, QueueReason(code: "cannotRun", message: "\(error)"))
-            }
+        let options = CommandExecutor.Options(
+            onDisallow: command.onDisallow == "terminate" ? .terminate : .suspend,
+            killAfter: .milliseconds(Int64((command.killAfterSeconds ?? 10) * 1000)), usesTerminal: false,
+            workingDirectory: command.workingDirectory, outputPath: logPath(of: id), outputLimit: configuration.commandLogLimit)
+        let children = self.children
+        let request = CommandRequest(
+            arguments: command.arguments, options: options, maxAttempts: spec.maxAttempts ?? QueueJobSpec.defaultMaxAttempts,
+            retryDelay: configuration.commandRetryDelay
+        ) { [weak self] event in
+            guard case .started(let pid, _) = event else { return }
+            children.record(job: id, pid: pid)
+            _ = self?.change(id, history: false) { $0.attempts += 1 }
         }
-        state.withLock { $0.entries[id]?.task = task }
-    }
-
-    private func commandUpdate(_ id: Int64, _ update: CommandJob.Update) {
-        switch update {
-        case .attemptStarted:
-            _ = change(id, history: false) { $0.attempts += 1 }
-        case .running:
-            _ = change(id, history: true) { job in
-                job.state = .running
-                job.reason = nil
-            }
-        case .waiting(let reason):
-            let policy = state.withLock { $0.entries[id]?.runSpec?.policy } ?? .any
-            _ = change(id, history: true) { job in
-                job.state = .paused
-                job.reason = QueueStatus.waiting(reason, policy: policy)
-            }
-        case .retrying(let date, let cause):
-            _ = change(id, history: true) { job in
-                job.state = .paused
-                job.reason = .retrying(at: date, after: cause)
-            }
-        }
+        return .command(request, policy: spec.policy, priority: spec.priority ?? .normal)
     }
 
     func fail(_ id: Int64, _ reason: QueueReason) {

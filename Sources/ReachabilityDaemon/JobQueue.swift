@@ -229,6 +229,8 @@ public final class JobQueue: Sendable {
         // The engine ends its event feed once its jobs are stopped; the consumer takes every
         // event left in it before it returns.
         await engine.shutdown()
+        // Every command is ended: no record is left for the next start to act on.
+        for id in state.withLock({ state in state.entries.values.filter { $0.job.spec.kind == .command }.map(\.job.id) }) { children.forget(job: id) }
         await state.withLock { $0.consumer }?.value
         let unfinished = state.withLock { state in state.entries.values.filter { !$0.job.state.isFinal } }
         for entry in unfinished { writer.enqueue(.save(entry.job, history: nil)) }

@@ -8,7 +8,7 @@ struct QueueEntry: Sendable {
     var job: QueueJob
     /// The spec it runs, with its credentials; nil when they were lost (a restart).
     var runSpec: QueueJobSpec?
-    /// A command's run, or a timer waiting for `notBefore`.
+    /// A timer waiting for `notBefore`.
     var task: Task<Void, Never>?
     /// The engine holds it (submitted in this process).
     var inEngine = false

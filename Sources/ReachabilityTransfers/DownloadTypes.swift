@@ -196,6 +196,7 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         private enum Code: Hashable {
             case invalidURL, unreachable, httpStatus(Int), notWritable, diskFull, checksumMismatch, resourceChanged
             case tlsFailure, timedOut, cancelled, io, byteLimitReached, protocolError, proxyFailure, invalidRequest
+            case exitStatus, cannotRun
         }
 
         private let code: Code
@@ -233,6 +234,11 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         /// A request setting is out of its range (``DownloadRequest/connections``). Raised before
         /// any traffic.
         public static let invalidRequest = Kind(code: .invalidRequest)
+        /// A command job's command exited unsuccessfully (or was killed by a signal) on every
+        /// attempt; ``TransferError/url`` is the command's name.
+        public static let exitStatus = Kind(code: .exitStatus)
+        /// A command job's command could not be started (not found, not executable).
+        public static let cannotRun = Kind(code: .cannotRun)
 
         /// The HTTP status, for ``httpStatus(_:)``.
         public var httpStatus: Int? {
@@ -257,6 +263,8 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             case .protocolError: "protocolError"
             case .proxyFailure: "proxyFailure"
             case .invalidRequest: "invalidRequest"
+            case .exitStatus: "exitStatus"
+            case .cannotRun: "cannotRun"
             }
         }
 
@@ -277,6 +285,8 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             case .protocolError: "\(url) broke HTTP"
             case .proxyFailure: "the proxy failed for \(url)"
             case .invalidRequest: "invalid request for \(url)"
+            case .exitStatus: url
+            case .cannotRun: "cannot run \(url)"
             }
         }
     }

@@ -120,6 +120,8 @@ struct JobQueueTests {
         await queue.shutdown()
     }
 
+    /// A pause suspends a command (the same process goes on after the resume); with
+    /// `onDisallow: terminate` it is terminated and runs afresh.
     @Test func pauseResumeAndCancelByID() async throws {
         let fixture = try QueueFixture()
         defer { fixture.directory.remove() }
@@ -129,7 +131,19 @@ struct JobQueueTests {
         let paused = try await queue.pause(job.id)
         #expect(paused.reason?.code == "pausedByUser")
         _ = try await queue.resume(job.id)
-        _ = try await waitFor(queue, job.id) { $0.state == .running && fixture.runs() == 2 }
+        _ = try await waitFor(queue, job.id) { $0.state == .running }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(fixture.runs() == 1, "a suspended command goes on; it does not run again")
+        #expect(try queue.job(job.id).attempts == 1)
+
+        var terminating = command("echo run >> \(fixture.file); sleep 30")
+        terminating.command?.onDisallow = "terminate"
+        let restarted = try await queue.add(terminating, workingDirectory: "/")
+        _ = try await waitFor(queue, restarted.id) { $0.state == .running && fixture.runs() == 2 }
+        _ = try await queue.pause(restarted.id)
+        _ = try await queue.resume(restarted.id)
+        _ = try await waitFor(queue, restarted.id) { $0.state == .running && fixture.runs() == 3 }
+        _ = try await queue.cancel(restarted.id)
         let cancelled = try await queue.cancel(job.id)
         #expect(cancelled.state == .cancelled)
         await #expect(throws: QueueError.self) { try await queue.resume(job.id) }

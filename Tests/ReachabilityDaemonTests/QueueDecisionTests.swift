@@ -85,12 +85,6 @@ struct QueueDecisionTests {
         let limited = QueueJobSpec(kind: .download, constraints: QueueConstraints(noCellular: true, maxCellularBytes: 5, settleSeconds: 0.5)).policy
         #expect(!limited.allowsCellular && limited.cellularSizeLimit == 5 && limited.resumeAfter == .milliseconds(500))
     }
-
-    @Test func commandBackoffDoublesUpToAnHour() {
-        #expect(CommandJob.backoff(.seconds(30), failures: 1) == .seconds(30))
-        #expect(CommandJob.backoff(.seconds(30), failures: 3) == .seconds(120))
-        #expect(CommandJob.backoff(.seconds(30), failures: 40) == .seconds(3600))
-    }
 }
 
 @Suite("Queue timestamps")

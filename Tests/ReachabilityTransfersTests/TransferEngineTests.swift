@@ -103,8 +103,8 @@ struct TransferEngineTests {
 
         #expect(await engine.pause(id))
         #expect(engine.status(of: id)?.state == .paused(.byUser))
-        #expect(!engine.resume(JobID(999)))
-        #expect(engine.resume(id))
+        #expect(!(await engine.resume(JobID(999))))
+        #expect(await engine.resume(id))
         _ = try await waitUntil(engine, id) { $0 == .running }
         #expect(body.runCount == 2)
 
@@ -112,7 +112,7 @@ struct TransferEngineTests {
         #expect(await engine.result(of: id)?.state == .cancelled)
         // Finished jobs cannot be paused, resumed or cancelled again.
         #expect(!(await engine.pause(id)))
-        #expect(!engine.resume(id))
+        #expect(!(await engine.resume(id)))
         #expect(!(await engine.cancel(id)))
         #expect(await engine.result(of: JobID(999)) == nil)
     }
@@ -215,7 +215,7 @@ struct TransferEngineTests {
             #expect(await engine.pause(id))
             let kept = engine.status(of: id)?.progress.completedBytes ?? 0
             #expect(kept > 0)
-            #expect(engine.resume(id))
+            #expect(await engine.resume(id))
             _ = try await waitUntil(engine, id) { $0.isFinal }
             let final = await engine.result(of: id)
             #expect(final?.state == .succeeded)

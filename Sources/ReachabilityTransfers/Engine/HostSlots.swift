@@ -34,7 +34,7 @@ final class HostSlots: Sendable {
     /// Takes a slot for `host`, waiting for one; throws `CancellationError` if cancelled first.
     /// `onWaiting` is called once the caller is registered as a waiter (not when a slot was free),
     /// so a job shown as queued is already in line for the next free slot.
-    func acquire(_ host: String, priority: Transfer.Priority, onWaiting: () -> Void = {}) async throws {
+    func acquire(_ host: String, priority: Transfer.Priority, onWaiting: @Sendable () -> Void = {}) async throws {
         let rank = switch priority {
         case .userInitiated: 0
         case .normal: 1

@@ -29,6 +29,15 @@ final class JobRunner: Sendable {
     let download: Download?
     private let hostKey: String
     let counters: Mutex<Counters>
+    /// A command job's current attempt, and whether its user holds it.
+    let command = Mutex<CommandState>(CommandState())
+
+    struct CommandState: Sendable {
+        var executor: CommandJobExecutor?
+        var isHeld = false
+        /// What the gate last said it waits for; nil while it allows the command.
+        var waitingFor: TransferWaitReason?
+    }
 
     init(engine: TransferEngine, id: JobID, job: TransferJob, download: Download?, initial: Counters) {
         self.engine = engine
@@ -63,6 +72,8 @@ final class JobRunner: Sendable {
         case .body(_, _, let work):
             try await work(JobContext(run: run, reporter: { [weak self] progress in self?.account(progress, on: run.network) }))
             return .none
+        case .command:
+            return .none  // run by runCommand, under gates of its own
         }
     }
 

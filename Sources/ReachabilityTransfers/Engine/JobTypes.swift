@@ -1,3 +1,4 @@
+public import Reachability
 /// A job's identity within a ``TransferEngine``.
 public struct JobID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// The number behind the id.
@@ -145,6 +146,8 @@ public struct JobEvent: Sendable, Hashable {
     public var download: DownloadResult?
     /// For a finished upload: its result.
     public var upload: UploadResult?
+    /// For a finished command: how it ended.
+    public var command: CommandTermination?
 
     /// An event given field by field.
     public init(
@@ -164,5 +167,6 @@ public struct JobEvent: Sendable, Hashable {
 enum JobOutput: Sendable {
     case download(DownloadResult)
     case upload(UploadResult)
+    case command(CommandTermination)
     case none
 }

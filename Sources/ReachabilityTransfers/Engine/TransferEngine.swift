@@ -1,3 +1,4 @@
+import Reachability
 import Synchronization
 
 /// Owns transfer jobs: downloads, uploads, and any async body that moves data, each gated by its own
@@ -107,6 +108,8 @@ public final class TransferEngine: Sendable {
         case .body(_, let expectedBytes, _):
             counters.remaining = expectedBytes
             counters.progress.totalBytes = expectedBytes
+        case .command:
+            break
         }
         let runner = JobRunner(engine: self, id: id, job: job, download: download, initial: counters)
         let event = JobEvent(id: id, state: .queued, progress: counters.progress)
@@ -140,16 +143,37 @@ public final class TransferEngine: Sendable {
 
     /// Stops the job, keeping what it did (a download's partial file); state `paused(byUser)`.
     /// False for an unknown or finished job.
+    /// A command job's command is suspended instead (SIGSTOP; terminated with
+    /// ``CommandExecutor/Options/OnDisallow/terminate``) and its job keeps its place.
     @discardableResult
     public func pause(_ id: JobID) async -> Bool {
+        if let runner = commandRunner(id) {
+            await runner.holdCommand()
+            update(id, state: .paused(.byUser))
+            return true
+        }
         guard await stopRunner(id) else { return false }
         update(id, state: .paused(.byUser))
         return true
     }
 
+    /// The runner of an unfinished command job.
+    private func commandRunner(_ id: JobID) -> JobRunner? {
+        records.withLock { records in
+            guard let record = records[id], !record.event.state.isFinal, case .command = record.job.work else { return nil }
+            return record.runner
+        }
+    }
+
     /// Resumes a job paused by ``pause(_:)``. False for an unknown job or one not paused by the user.
     @discardableResult
-    public func resume(_ id: JobID) -> Bool {
+    public func resume(_ id: JobID) async -> Bool {
+        if let runner = commandRunner(id) {
+            guard status(of: id)?.state == .paused(.byUser) else { return false }
+            update(id, state: runner.command.withLock { $0.waitingFor }.map(JobState.waiting) ?? .queued)
+            await runner.releaseCommand()
+            return true
+        }
         let paused = records.withLock { records in
             guard let record = records[id], case .paused(let reason) = record.event.state, reason == .byUser else { return false }
             return record.task == nil
@@ -220,8 +244,14 @@ public final class TransferEngine: Sendable {
     private func start(_ id: JobID) {
         guard !isShutDown.load(ordering: .acquiring), let record = records.withLock({ $0[id] }), let runner = record.runner else { return }
         let gate = makeGate(record.job.policy, record.job.host)
+        let (makeGate, policy) = (self.makeGate, record.job.policy)
         let task = Task { [self] in
             do {
+                if case .command(let request) = runner.job.work {
+                    let termination = try await runner.runCommand(request) { makeGate(policy, nil) }
+                    finish(id, state: .succeeded, output: .command(termination))
+                    return
+                }
                 let executor = JobExecutor(runner: runner)
                 let output = try await gate.drive(executor, runner.transfer(updating: Transfer()), onEvent: { [self] event in
                     self.gateEvent(id, event)
@@ -242,7 +272,19 @@ public final class TransferEngine: Sendable {
         }
     }
 
-    private func gateEvent(_ id: JobID, _ event: TransferGate.Event) {
+    func gateEvent(_ id: JobID, _ event: TransferGate.Event) {
+        // A command's gate goes on judging while its user holds it: the hold is what shows,
+        // and the network's verdict is kept for when the user lets go.
+        if let runner = commandRunner(id) {
+            let held = runner.command.withLock { state -> Bool in
+                switch event {
+                case .waiting(let reason), .paused(let reason): state.waitingFor = reason
+                case .started, .resumed: state.waitingFor = nil
+                }
+                return state.isHeld
+            }
+            if held { return }
+        }
         switch event {
         case .waiting(let reason), .paused(let reason): update(id, state: .waiting(reason))
         case .started, .resumed: break  // the runner reports queued/running
@@ -277,6 +319,8 @@ public final class TransferEngine: Sendable {
                 record.event.upload = result
                 record.event.progress.completedBytes = result.bytes
                 record.event.progress.totalBytes = result.bytes
+            case .command(let termination):
+                record.event.command = termination
             case .none:
                 break
             }

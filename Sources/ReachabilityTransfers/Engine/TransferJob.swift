@@ -1,11 +1,12 @@
-/// What a ``TransferEngine`` runs: a download, an upload, or any async body that moves data (a
-/// sync), each with a policy, a priority and the host it talks to.
+/// What a ``TransferEngine`` runs: a download, an upload, a command, or any async body that
+/// moves data (a sync), each with a policy, a priority and the host it talks to.
 public struct TransferJob: Sendable {
     /// What the job does.
     enum Work: Sendable {
         case download(DownloadRequest)
         case upload(UploadRequest)
         case body(direction: Transfer.Direction, expectedBytes: Int64?, @Sendable (JobContext) async throws -> Void)
+        case command(CommandRequest)
     }
 
     /// The rules the job is gated by, judged on the route to ``host`` (or the default path).
@@ -38,9 +39,15 @@ public struct TransferJob: Sendable {
         TransferJob(policy: policy, priority: priority, host: host, work: .body(direction: direction, expectedBytes: expectedBytes, body))
     }
 
+    /// Runs `request`'s command, judged by the default path (a command names no server): in a
+    /// slot of the engine's total, retried while it fails; a pause suspends it.
+    public static func command(_ request: CommandRequest, policy: TransferPolicy = .any, priority: Transfer.Priority = .normal) -> TransferJob {
+        TransferJob(policy: policy, priority: priority, host: nil, work: .command(request))
+    }
+
     var direction: Transfer.Direction {
         switch work {
-        case .download: .download
+        case .download, .command: .download
         case .upload: .upload
         case .body(let direction, _, _): direction
         }
