@@ -29,7 +29,7 @@ struct InterfacesCommand: AsyncParsableCommand {
             let configuration = try global.monitorConfiguration()
             interfaces = offline
                 ? try NetworkMonitor.offlineInterfaces(configuration: configuration)
-                : try NetworkMonitor(configuration: configuration).currentPath().interfaces
+                : try await NetworkMonitor(configuration: configuration).currentPath().interfaces
         } catch {
             throw failure(error)
         }

@@ -27,7 +27,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let destination {
-            try runDestination(destination)
+            try await runDestination(destination)
             return
         }
         let path: NetworkPath
@@ -50,10 +50,10 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// `--to HOST`: exit 0 when a usable route leads there (an address of this host is
     /// `local`, and usable), 2 when none does or the name does not resolve.
-    private func runDestination(_ host: String) throws {
+    private func runDestination(_ host: String) async throws {
         let routes: [DestinationRoute]
         do {
-            routes = try global.monitor().routes(to: host)
+            routes = try await global.monitor().routes(to: host)
         } catch let error as HostResolutionError {
             printError("reach: \(error)")
             throw ExitCode(2)

@@ -53,6 +53,6 @@ struct WaitCommand: AsyncParsableCommand {
         }
         _ = satisfied
         // The path that satisfied the condition is the monitor's latest.
-        if !quiet, let path = try? monitor.currentPath() { printLine(PathFormatter.summary(path)) }
+        if !quiet, let path = try? await monitor.currentPath() { printLine(PathFormatter.summary(path)) }
     }
 }

@@ -39,6 +39,17 @@ public final class NetworkMonitor: Sendable {
     let validation: (settings: ConnectivityValidation, prober: any ConnectivityProber)?
     /// Probes go out of interfaces of this namespace.
     let namespacePath: String?
+    private let judgeBox = Mutex<DestinationJudge?>(nil)
+
+    /// The judge every ``networks(to:)`` stream shares, made on first use.
+    var destinationJudge: DestinationJudge {
+        judgeBox.withLock { box in
+            if let judge = box { return judge }
+            let judge = DestinationJudge(monitor: self)
+            box = judge
+            return judge
+        }
+    }
 
     /// A monitor of the kernel's network state. With `prober` (`HTTPConnectivityProber` from
     /// `ReachabilityValidation`) and `configuration.validation` naming probe URLs, every uplink
@@ -90,10 +101,19 @@ public final class NetworkMonitor: Sendable {
     }
 
     /// The path now: the latest published one while the monitor runs, else a fresh reading
-    /// (which, with validation on, has not been probed: ``validatedPath()`` probes).
-    public func currentPath() throws -> NetworkPath {
+    /// (which, with validation on, has not been probed: ``validatedPath()`` probes). The reading
+    /// is taken on a dispatch thread: the caller's thread never blocks on the kernel.
+    public func currentPath() async throws -> NetworkPath {
         if let latest = lifecycle.withLock({ $0.latest }) { return latest }
-        return evaluator.evaluate(try source.snapshot())
+        let (source, evaluator) = (self.source, self.evaluator)
+        return try await Self.offThread { evaluator.evaluate(try source.snapshot()) }
+    }
+
+    /// Runs blocking work (netlink dumps, name resolution) on a dispatch thread.
+    static func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     /// The path now with its connectivity: the latest published one while the monitor runs and
@@ -101,7 +121,8 @@ public final class NetworkMonitor: Sendable {
     /// parallel, within the validation's timeout. Without validation, ``currentPath()``.
     public func validatedPath() async throws -> NetworkPath {
         if let latest = lifecycle.withLock({ $0.latest }), validation == nil || latest.connectivity != .unknown { return latest }
-        let snapshot = try source.snapshot()
+        let source = self.source
+        let snapshot = try await Self.offThread { try source.snapshot() }
         let path = evaluator.evaluate(snapshot)
         guard let validation else { return path }
         return await ConnectivityValidator.validateOnce(
@@ -117,7 +138,12 @@ public final class NetworkMonitor: Sendable {
     /// Which interface, transport and cost traffic to `host` (a name or an address) would use
     /// now, one answer per address family it resolves to. Asks the kernel (policy routing
     /// included); a tunnel egress comes with its underlay; an address of this host is `local`.
-    public func routes(to host: String) throws -> [DestinationRoute] {
+    /// Resolution and the lookup run on a dispatch thread, never the caller's.
+    public func routes(to host: String) async throws -> [DestinationRoute] {
+        try await Self.offThread { [self] in try self.routesNow(to: host) }
+    }
+
+    private func routesNow(to host: String) throws -> [DestinationRoute] {
         let destinations: [String]
         do throws(ResolutionError) {
             destinations = try HostResolver.addresses(of: host)

@@ -45,7 +45,7 @@ public final class ReachDaemon: Sendable {
                 commandRetryDelay: configuration.commandRetryDelay),
             monitor: monitor, observer: MetricsObserver(metrics: metrics))
         let paths = PathFeed()
-        let first = try monitor.currentPath()
+        let first = try await monitor.currentPath()
         paths.publish(first)
         metrics.observe(first)
         // The queue is loaded and its jobs taken up by the service, once its listeners are bound.

@@ -11,6 +11,7 @@ public final class FakeNetworkSource: NetworkStateSource {
         var handler: (@Sendable (NetworkSnapshot) -> Void)?
         var starts = 0
         var cancellations = 0
+        var routeReads = 0
         var startError: (any Error)?
         var holdNextStart = false
         var holdingStart = false
@@ -27,6 +28,8 @@ public final class FakeNetworkSource: NetworkStateSource {
 
     /// How often the source was started and stopped.
     public var starts: Int { state.withLock { $0.starts } }
+    /// Readings towards destinations (``snapshot(towards:)``): what per-destination judging costs.
+    public var routeReads: Int { state.withLock { $0.routeReads } }
     public var cancellations: Int { state.withLock { $0.cancellations } }
     public var isRunning: Bool { state.withLock { $0.handler != nil } }
 
@@ -83,6 +86,22 @@ public final class FakeNetworkSource: NetworkStateSource {
     }
 
     public func snapshot() throws -> NetworkSnapshot { state.withLock { $0.current } }
+
+    /// The current state with one lookup per destination through the first default route of
+    /// its family (a gateway route; none when the family has no default route).
+    public func snapshot(towards destinations: [String]) throws -> NetworkSnapshot {
+        var snapshot = state.withLock { state in
+            state.routeReads += 1
+            return state.current
+        }
+        snapshot.lookups = destinations.compactMap { destination in
+            let family: AddressFamily = destination.contains(":") ? .ipv6 : .ipv4
+            guard let route = snapshot.defaultRoutes.first(where: { $0.family == family }) else { return nil }
+            return RouteLookup(family: family, interfaceIndex: route.interfaceIndex, gateway: route.gateway ?? "192.0.2.1", destination: destination)
+        }
+        snapshot.markedLookups = []
+        return snapshot
+    }
 
     public func start(_ handler: @escaping @Sendable (NetworkSnapshot) -> Void) throws -> any NetworkStateSubscription {
         let (current, hold) = try state.withLock { state throws -> (NetworkSnapshot, Bool) in

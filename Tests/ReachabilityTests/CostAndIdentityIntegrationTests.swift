@@ -50,7 +50,7 @@ struct CostAndIdentityIntegrationTests {
         #expect(!overWiFi.isExpensive)
 
         // Traffic to one destination: the kernel's answer, tunnel and underlay included.
-        let routes = try monitor.routes(to: "192.0.2.80")
+        let routes = try await monitor.routes(to: "192.0.2.80")
         #expect(routes.map(\.interface.name) == ["vpn0"])
         #expect(routes.first?.underlay?.name == "wa")
         #expect(routes.first?.status == .wifi)

@@ -143,10 +143,10 @@ struct NetworkMonitorStreamTests {
         await #expect(throws: NoNetlink.self) { _ = try await iterator.next() }
     }
 
-    @Test func currentPathReadsTheSourceWhenNotRunning() throws {
+    @Test func currentPathReadsTheSourceWhenNotRunning() async throws {
         let source = FakeNetworkSource(initial: online(via: "cell0", index: 3))
         let monitor = NetworkMonitor(source: source, configuration: try configuration(), clock: ContinuousClock())
-        let path = try monitor.currentPath()
+        let path = try await monitor.currentPath()
         #expect(path.status == .cellular)
         #expect(source.starts == 0)
     }

@@ -19,10 +19,10 @@ for try await path in monitor.paths {
 }
 
 // Or ask once (a fresh reading when no iterator is running):
-let now = try monitor.currentPath()
+let now = try await monitor.currentPath()
 
 // Which way would traffic to one host go (interface, transport, cost, per family)?
-for route in try monitor.routes(to: "127.0.0.1") {
+for route in try await monitor.routes(to: "127.0.0.1") {
     print(route.interface.name, route.status, route.isExpensive, route.isLocal)
 }
 // end snippet
