@@ -141,11 +141,13 @@ final class DestinationJudge: Sendable {
     }
 
     private func judgeOnce() {
-        guard let monitor else { return }
+        // Not before the monitor has published its first path: with validation on, that path
+        // carries what the probes found, which a destination behind a gateway inherits. The
+        // first path wakes the feeder, which asks for a round then.
+        guard let monitor, let path = monitor.latestPath else { return }
         rounds.wrappingAdd(1, ordering: .relaxed)
-        let path = monitor.latestPath
         let now = ContinuousClock.now
-        let primary = path?.primary?.name
+        let primary = path.primary?.name
         let wanted = state.withLock { state -> [(String, [String]?)] in
             if primary != state.primary {
                 state.primary = primary
@@ -168,7 +170,7 @@ final class DestinationJudge: Sendable {
         }
         let all = Array(Set(addresses.values.joined())).sorted()
         let routes = all.isEmpty ? [] : ((try? monitor.routes(toAddresses: all)) ?? [])
-        let fallback = path.map(TransferNetwork.init(path:)) ?? .unreachable
+        let fallback = TransferNetwork(path: path)
         var judged: [String: TransferNetwork] = [:]
         for (host, _) in wanted {
             guard let mine = addresses[host] else {

@@ -19,11 +19,14 @@ extension JobQueue {
         entry.task?.cancel()
         await entry.task?.value
         if entry.inEngine { await engine.pause(JobID(id)) }
-        return change(id, history: false) { job in
+        // The engine's own event may have made the change already: answer with the job as it is.
+        let changed = change(id, history: false) { job in
             job.state = .paused
             job.reason = .pausedByUser
             job.network = nil
-        } ?? entry.job
+        }
+        if let changed { return changed }
+        return try job(id)
     }
 
     /// Resumes a job paused by ``pause(_:)``.
@@ -64,11 +67,13 @@ extension JobQueue {
             // Never started in this process: its partial file (from before a restart) goes too.
             (try? engine.downloader.prepare(DownloadRequest(url: download.url, destination: destination)))?.discardPartial()
         }
-        return change(id, history: false, finish: true) { job in
+        let changed = change(id, history: false, finish: true) { job in
             job.state = .cancelled
             job.reason = nil
             job.network = nil
-        } ?? entry.job
+        }
+        if let changed { return changed }
+        return try job(id)
     }
 
     /// Commits the job as `body` leaves it, with its history row, before the action touches

@@ -36,7 +36,9 @@ struct KernelOverflowTests {
         }
         let counted = monitor.statistics.overflows
         #expect(counted >= 1)
-        #expect(Exposition(metrics.render()).family("reach_netlink_overflows_total") == ["reach_netlink_overflows_total": Double(counted)])
+        // A late overflow of the last burst may land between the two reads: bounded both ways.
+        let shown = Exposition(metrics.render()).family("reach_netlink_overflows_total")["reach_netlink_overflows_total"] ?? -1
+        #expect(shown >= Double(counted) && shown <= Double(monitor.statistics.overflows), "\(shown) vs \(counted)")
         await recorder.cancel()
         #expect(monitor.statistics.overflows >= counted)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark `reach daemon`: kill -9 reliability, API latency, idle cost, a full file system.
+"""Benchmark `reach daemon`: kill -9 reliability, API latency, idle cost, a full file system, scale.
 
 1. kill -9: a daemon runs 5 downloads (20-40 MiB each, reach-testserver `slow=` 1 MiB/s per
    request, each with --sha256) and 2 uploads (a plain PUT of 10 MiB and a tus upload of
@@ -31,7 +31,12 @@
    API's status (507 expected) and message, `list` (every accepted job shown), the daemon
    alive, adding again after the space is freed, integrity_check after the daemon stopped.
 
-Only loopback carries traffic. Every process, mount and temporary directory is removed on every
+5. scale and burst (daemon_scale.py): 10,000 waiting jobs (adds, the summary list, CPU per path
+   change, RSS) and 4,000 downloads released at once (how soon after the last file all are shown
+   succeeded).
+
+Only loopback carries traffic (the scale scenario's daemon runs in a namespace of its own whose
+uplinks are dummies: nothing leaves it). Every process, mount and temporary directory is removed on every
 exit path. Prints a table and writes scripts/bench/results/daemon-*.json.
 """
 import argparse, atexit, datetime, hashlib, http.client, json, os, random, shutil, signal, socket, sqlite3, statistics
@@ -764,7 +769,10 @@ def main():
     parser.add_argument("--daemon", default=os.path.join(ROOT, ".build-release/release/reach-daemon"))
     parser.add_argument("--server", default=os.path.join(ROOT, ".build-release/release/reach-testserver"))
     parser.add_argument("--quick", action="store_true", help="5 kills, smaller files and fewer requests")
-    parser.add_argument("--scenarios", default="kill,api,full", help="comma-separated, of: kill, api (with idle), full")
+    parser.add_argument("--scenarios", default="kill,api,full,scale,burst",
+                        help="comma-separated, of: kill, api (with idle), full, scale (10,000 waiting jobs), burst (4,000 released at once)")
+    parser.add_argument("--scale-jobs", type=int, default=10000)
+    parser.add_argument("--burst-jobs", type=int, default=4000)
     parser.add_argument("--kills", type=int)
     parser.add_argument("--seed", type=int, default=20261124)
     parser.add_argument("--jobs", type=int, default=1000)
@@ -799,7 +807,9 @@ def main():
     except OSError:
         pass
     failed = []
-    for name, function in (("kill", kill_scenario), ("api", api_scenario), ("full", full_scenario)):
+    import daemon_scale
+    for name, function in (("kill", kill_scenario), ("api", api_scenario), ("full", full_scenario),
+                           ("scale", daemon_scale.scale_scenario), ("burst", daemon_scale.burst_scenario)):
         if name not in scenarios:
             continue
         before = load()
@@ -816,7 +826,8 @@ def main():
 
     print(f"reach daemon benchmark  {results['started']}  ({'quick' if args.quick else 'full'}, {results['seconds']:.0f} s)")
     print(f"  load before: {results['uptime_before']}")
-    for name, report in (("kill", report_kill), ("api", report_api), ("api", report_idle), ("full", report_full)):
+    for name, report in (("kill", report_kill), ("api", report_api), ("api", report_idle), ("full", report_full),
+                         ("scale", daemon_scale.report_scale), ("burst", daemon_scale.report_burst)):
         if name not in results:
             continue
         if "error" in results[name]:

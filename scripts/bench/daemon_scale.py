@@ -1,0 +1,232 @@
+"""The daemon at scale (scenarios `scale` and `burst` of bench_daemon.py).
+
+scale: the daemon runs in a network namespace of its own with two dummy uplinks, d0
+(overridden as cellular, the default route) and d1 (overridden as Wi-Fi). N downloads (1,000,
+then 10,000) that may only run on a wired network are added, so they all wait in the engine,
+each judged by the route to its server (10.9.9.9, inside the namespace; nothing is ever sent).
+Measured: each add's round trip, one client after another and from 8 clients at once (group
+commit); GET /v1/jobs?view=summary (p50/p99); the daemon's CPU time (utime+stime) over 3 s after
+each of 6 path changes (d1's default route added, then removed), less the same window idle; its
+RSS. Targets (issue #19): add <= 2 ms each, summary list p99 <= 50 ms, a path change with
+10,000 waiting jobs <= 100 ms of CPU (1,000: <= 20 ms).
+
+burst: 4,000 small downloads (16 KiB, reach-testserver on loopback) held by one shared
+notBefore are released at once (--per-host 8, --max-running 16). Measured: from the last file
+renamed into place (its mtime) to every job shown `succeeded` by the API (polled every 50 ms).
+Target: <= 5 s.
+"""
+import concurrent.futures, datetime, json, os, shutil, statistics, subprocess, threading, time
+
+import bench_daemon as base
+
+NS = "reach-bench-scale"
+
+
+def ns(*command, check=True):
+    return subprocess.run(["ip", "netns", "exec", NS, *command], check=check, capture_output=True, text=True)
+
+
+def make_namespace():
+    subprocess.run(["ip", "netns", "del", NS], capture_output=True)
+    subprocess.run(["ip", "netns", "add", NS], check=True)
+    base.cleanups.append(lambda: subprocess.run(["ip", "netns", "del", NS], capture_output=True))
+    for name, address in (("d0", "10.9.0.2/24"), ("d1", "10.9.1.2/24")):
+        ns("ip", "link", "add", name, "type", "dummy")
+        ns("ip", "addr", "add", address, "dev", name)
+        ns("ip", "link", "set", name, "up")
+    ns("ip", "link", "set", "lo", "up")
+    ns("ip", "route", "add", "default", "via", "10.9.0.1", "dev", "d0", "metric", "100")
+
+
+def wired_job(work, index):
+    return {"workingDirectory": work, "job": {
+        "kind": "download", "constraints": {"when": "wired"},
+        "download": {"url": f"http://10.9.9.9:9/scale/{index}.bin", "destination": os.path.join(work, "scale", f"{index}.bin")}}}
+
+
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def rss_mib(pid):
+    with open(f"/proc/{pid}/status") as handle:
+        return int(next(line for line in handle if line.startswith("VmRSS:")).split()[1]) / 1024
+
+
+def cpu_ms_over(pid, seconds):
+    hz = os.sysconf("SC_CLK_TCK")
+    before = cpu_ticks(pid)
+    time.sleep(seconds)
+    return (cpu_ticks(pid) - before) * 1000 / hz
+
+
+def add_all(sock, work, start, count, clients):
+    """Adds jobs start..<start+count from `clients` connections; returns each add's seconds."""
+    times = []
+    lock = threading.Lock()
+
+    def worker(indices):
+        api = base.API(sock)
+        mine = []
+        for index in indices:
+            elapsed, _ = base.timed(api, "POST", "/v1/jobs", wired_job(work, index), expect=201)
+            mine.append(elapsed)
+        api.close()
+        with lock:
+            times.extend(mine)
+
+    chunks = [list(range(start + offset, start + count, clients)) for offset in range(clients)]
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        for future in [pool.submit(worker, chunk) for chunk in chunks]:
+            future.result()
+    return times
+
+
+def wait_all_waiting(sock, total, timeout=300):
+    api = base.API(sock)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _, data = api.call("GET", "/v1/jobs?state=paused&view=summary")
+        jobs = json.loads(data)["jobs"]
+        if sum(1 for job in jobs if (job.get("reason") or {}).get("code") == "queuedForWired") >= total:
+            api.close()
+            return
+        time.sleep(0.2)
+    api.close()
+    raise RuntimeError(f"the jobs did not all wait for a wired network within {timeout} s")
+
+
+def path_changes(pid, rounds=6, window=3.0):
+    """CPU per change: d1 (Wi-Fi) gains and loses a better default route, alternately."""
+    idle = [cpu_ms_over(pid, window) for _ in range(2)]
+    changes = []
+    for round_index in range(rounds):
+        if round_index % 2 == 0:
+            ns("ip", "route", "add", "default", "via", "10.9.1.1", "dev", "d1", "metric", "10")
+        else:
+            ns("ip", "route", "del", "default", "via", "10.9.1.1", "dev", "d1", "metric", "10")
+        changes.append(cpu_ms_over(pid, window))
+    floor = min(idle)
+    return {"idle_ms_per_window": idle, "window_s": window, "change_ms": [max(0.0, value - floor) for value in changes],
+            "change_ms_median": statistics.median(max(0.0, value - floor) for value in changes)}
+
+
+class NamespacedDaemon(base.Daemon):
+    """The daemon inside the scenario's namespace (`ip netns exec`)."""
+
+    def start(self, timeout=30):
+        with open(self.log, "a") as handle:
+            self.process = subprocess.Popen(
+                ["ip", "netns", "exec", NS, self.binary, "daemon", "--state-dir", self.state, "--socket", self.socket, *self.extra],
+                stdout=handle, stderr=handle, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the daemon exited with {self.process.returncode}; log: {self.tail()}")
+            try:
+                api = base.API(self.socket, timeout=2)
+                status, _ = api.call("GET", "/v1/path")
+                api.close()
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.01)
+        raise RuntimeError(f"the daemon did not answer; log: {self.tail()}")
+
+    @property
+    def pid(self):
+        # `ip netns exec` execs the daemon: the same process.
+        return self.process.pid
+
+
+def scale_scenario(args, work):
+    make_namespace()
+    os.makedirs(os.path.join(work, "scale"), exist_ok=True)
+    daemon = NamespacedDaemon(
+        args.daemon, os.path.join(work, "state-scale"), os.path.join(work, "scale.sock"), os.path.join(work, "daemon-scale.log"),
+        extra=["--override", "d0=cellular", "--override", "d1=wifi", "--max-running", "16"])
+    daemon.start()
+    sock = daemon.socket
+    results = {"sizes": []}
+    added = 0
+    for total in (1000, args.scale_jobs):
+        step = {"jobs": total}
+        count = total - added
+        sequential = count // 2
+        step["add_sequential"] = base.summary_ms(add_all(sock, work, added, sequential, 1))
+        step["add_8_clients"] = base.summary_ms(add_all(sock, work, added + sequential, count - sequential, 8))
+        added = total
+        wait_all_waiting(sock, total)
+        api = base.API(sock)
+        lists = [base.timed(api, "GET", "/v1/jobs?view=summary")[0] for _ in range(30)]
+        api.close()
+        step["list_summary"] = base.summary_ms(lists)
+        step["path_change"] = path_changes(daemon.pid)
+        step["rss_mib"] = rss_mib(daemon.pid)
+        results["sizes"].append(step)
+    results["stop_status"] = daemon.stop()
+    results["log_tail"] = daemon.tail()
+    return results
+
+
+def burst_scenario(args, work):
+    root = os.path.join(work, "burst-root")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "small.bin"), "wb") as handle:
+        handle.write(os.urandom(16 * 1024))
+    _, port = base.start_listening([args.server, "--root", root, "--port", "0"], "reach-testserver")
+    out = os.path.join(work, "burst")
+    os.makedirs(out, exist_ok=True)
+    state = os.path.join(work, "state-burst")
+    sock = os.path.join(work, "burst.sock")
+    daemon = base.Daemon(args.daemon, state, sock, os.path.join(work, "daemon-burst.log"),
+                         extra=["--per-host", "8", "--max-running", "16"])
+    daemon.start()
+    count = args.burst_jobs
+    hold = datetime.timedelta(seconds=max(20, count / 150) + 1)
+    release = (datetime.datetime.now(datetime.timezone.utc) + hold).replace(microsecond=0)
+    api = base.API(sock)
+    for index in range(count):
+        base.timed(api, "POST", "/v1/jobs", {"workingDirectory": work, "job": {
+            "kind": "download", "notBefore": base.iso(release),
+            "download": {"url": f"http://127.0.0.1:{port}/small.bin", "destination": os.path.join(out, f"{index}.bin")}}}, expect=201)
+    remaining = (release - datetime.datetime.now(datetime.timezone.utc)).total_seconds()
+    if remaining < 1:
+        raise RuntimeError("adding the jobs took longer than the hold: raise the hold")
+    time.sleep(remaining)
+    deadline = time.monotonic() + 600
+    all_shown = None
+    while time.monotonic() < deadline:
+        _, data = api.call("GET", "/v1/jobs?state=succeeded&view=summary")
+        if len(json.loads(data)["jobs"]) >= count:
+            all_shown = time.time()
+            break
+        time.sleep(0.05)
+    api.close()
+    if all_shown is None:
+        raise RuntimeError("not every job was shown succeeded within 600 s")
+    last_file = max(os.stat(os.path.join(out, f"{index}.bin")).st_mtime for index in range(count))
+    first_file = min(os.stat(os.path.join(out, f"{index}.bin")).st_mtime for index in range(count))
+    result = {"jobs": count, "files_seconds": last_file - first_file, "shown_after_last_file_s": all_shown - last_file,
+              "rss_mib": rss_mib(daemon.pid), "stop_status": daemon.stop()}
+    return result
+
+
+def report_scale(r):
+    print("scale (waiting downloads, judged by the route to their server)")
+    print(f"  {'jobs':>6} {'add 1 client p50/p99 ms':>24} {'add 8 clients p50/p99':>22} {'summary list p50/p99':>21} {'CPU per path change ms':>23} {'RSS MiB':>8}")
+    for step in r["sizes"]:
+        one, eight, lists = step["add_sequential"], step["add_8_clients"], step["list_summary"]
+        change = step["path_change"]
+        print(f"  {step['jobs']:>6} {one['p50_ms']:>12.2f} / {one['p99_ms']:<9.2f} {eight['p50_ms']:>10.2f} / {eight['p99_ms']:<9.2f} "
+              f"{lists['p50_ms']:>9.1f} / {lists['p99_ms']:<9.1f} {change['change_ms_median']:>12.0f} (median) {step['rss_mib']:>8.1f}")
+        print(f"         per change: {', '.join(f'{value:.0f}' for value in change['change_ms'])} ms over {change['window_s']:.0f} s windows"
+              f" (idle floor {min(change['idle_ms_per_window']):.0f} ms)")
+
+
+def report_burst(r):
+    print(f"burst: {r['jobs']} downloads released at once: files done in {r['files_seconds']:.1f} s; "
+          f"all shown succeeded {r['shown_after_last_file_s']:.2f} s after the last file (target <= 5 s); RSS {r['rss_mib']:.1f} MiB")
