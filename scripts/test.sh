@@ -44,6 +44,12 @@ if ! scripts/check-openapi.py; then
     status=1
 fi
 
+# A real OpenAPI fuzzer against a live daemon (in a private network namespace: every job it
+# adds waits): schemathesis with every check on, a fixed seed, 1,000 examples per operation.
+if ! scripts/check-schemathesis.py; then
+    status=1
+fi
+
 # The parsers' fuzz targets, briefly (5 s each, on the committed seeds), so they keep building
 # and the seeds keep passing; `scripts/fuzz/run.sh 60` is the longer run.
 if ! scripts/fuzz/run.sh "${REACH_FUZZ_SECONDS:-5}"; then

@@ -94,16 +94,13 @@ struct DaemonService: Service {
         }
     }
 
-    /// `STATUS=` whenever the one-line summary changes.
+    /// `STATUS=` when the one-line summary changed, looked at once a second: the summary
+    /// counts every job, which must not happen on each of a burst's thousands of changes.
     private func reportStatus() async {
         guard let notifier else { return }
-        var last = ""
-        var seen: [Int64: String] = [:]
-        for await job in queue.events() {
-            // Progress events come many times a second; the line changes only with a state or reason.
-            let key = "\(job.state) \(job.reason?.code ?? "")"
-            if seen[job.id] == key { continue }
-            seen[job.id] = key
+        var last = statusLine()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
             let line = statusLine()
             if line != last { try? notifier.status(line) }
             last = line

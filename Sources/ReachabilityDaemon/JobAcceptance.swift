@@ -96,7 +96,8 @@ struct PathResolver {
     let workingDirectory: String?
 
     init(workingDirectory: String?) throws(QueueError) {
-        if let workingDirectory, !workingDirectory.hasPrefix("/") {
+        // Bytes, not characters: "/" followed by a combining mark is one Character.
+        if let workingDirectory, workingDirectory.utf8.first != 0x2F {
             throw .invalidJob("workingDirectory: '\(workingDirectory.prefix(200))' is not absolute")
         }
         self.workingDirectory = workingDirectory
@@ -104,20 +105,25 @@ struct PathResolver {
 
     func callAsFunction(_ path: String, field: String) throws(QueueError) -> String {
         guard !path.isEmpty, path.utf8.count <= 4096, !path.utf8.contains(0) else { throw .invalidJob("\(field): not a usable path") }
-        if path.hasPrefix("/") { return path }
+        if path.utf8.first == 0x2F { return path }
         guard let workingDirectory else { throw .invalidJob("\(field): '\(path.prefix(200))' is relative and no workingDirectory was sent") }
         return (workingDirectory.hasSuffix("/") ? workingDirectory : workingDirectory + "/") + path
     }
 }
 
 extension DownloadSpec {
+    /// 0-9, a-f, A-F: Unicode's other hex digits (fullwidth `０`) can never match a digest.
+    static func isASCIIHex(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
     static let reservedHeaders: Set<String> = ["range", "if-range", "content-length", "transfer-encoding", "host"]
 
     mutating func check(_ resolve: PathResolver) throws(QueueError) {
         guard let parsed = TransferURL(url) else {
             throw .invalidJob("url: not an http:// or https:// URL with a host (and a port in 1-65535): '\(TransferURL.redactingUserinfo(String(url.prefix(300))))'")
         }
-        if let sha256, !(sha256.count == 64 && sha256.allSatisfy(\.isHexDigit)) { throw .invalidJob("sha256: expected 64 hex digits") }
+        if let sha256, !(sha256.utf8.count == 64 && sha256.utf8.allSatisfy(Self.isASCIIHex)) { throw .invalidJob("sha256: expected 64 hex digits") }
         if let connections, !DownloadRequest.connectionRange.contains(connections) {
             throw .invalidJob("connections: \(connections) is not in 1-16")
         }
@@ -134,13 +140,13 @@ extension DownloadSpec {
 }
 
 extension UploadSpec {
-    static let reservedHeaders: Set<String> = ["content-length", "transfer-encoding"]
+    static let reservedHeaders: Set<String> = ["content-length", "transfer-encoding", "host"]
 
     mutating func check(_ resolve: PathResolver) throws(QueueError) {
         guard TransferURL(url) != nil else {
             throw .invalidJob("url: not an http:// or https:// URL with a host (and a port in 1-65535): '\(TransferURL.redactingUserinfo(String(url.prefix(300))))'")
         }
-        if let form, form.isEmpty || form.utf8.count > 200 { throw .invalidJob("form: needs a field name (at most 200 bytes)") }
+        if let form, form.isEmpty || form.unicodeScalars.count > 200 { throw .invalidJob("form: needs a field name (at most 200 characters)") }
         _ = try QueueHeaders.parse(headers ?? [], reserved: Self.reservedHeaders)
         file = try resolve(file, field: "file")
         if let caFile { self.caFile = try resolve(caFile, field: "caFile") }

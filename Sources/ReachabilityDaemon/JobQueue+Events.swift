@@ -79,7 +79,6 @@ extension JobQueue {
             return (entry, before)
         }
         guard let (entry, before) = outcome else { return nil }
-        if before.state != entry.job.state { reportCounts() }
         return entry.job
     }
 
@@ -88,10 +87,6 @@ extension JobQueue {
         for subscriber in subscribers { subscriber.yield(job) }
     }
 
-    func reportCounts() {
-        guard let observer else { return }
-        observer.jobCountsChanged(Dictionary(uniqueKeysWithValues: counts().map { ($0.key.rawValue, $0.value) }))
-    }
 
     /// One line for `systemctl status` (`STATUS=`): jobs per state, and the most common reason
     /// paused jobs wait for.

@@ -96,7 +96,6 @@ public final class JobQueue: Sendable {
         }
         state.withLock { $0.consumer = consumer }
         for item in stored { restore(item) }
-        reportCounts()
     }
 
     // MARK: Jobs
@@ -117,7 +116,6 @@ public final class JobQueue: Sendable {
         let job = QueueJob(id: id, spec: accepted.stored, state: .pending, reason: nil, createdAt: now, updatedAt: now)
         state.withLock { $0.entries[job.id] = QueueEntry(job: job, runSpec: accepted.spec) }
         publish(job)
-        reportCounts()
         schedule(job.id)
         return job
     }

@@ -50,7 +50,7 @@ struct QueueAPI: Sendable {
     /// `pause`, `resume` or `cancel` on job `text`; nil for another action.
     private func act(_ action: String, on text: String) async -> ControlResponse? {
         guard Self.actions.contains(action) else { return nil }
-        guard let id = Int64(text), id > 0 else { return Self.badID(text) }
+        guard let id = Self.jobID(text) else { return Self.badID(text) }
         do throws(QueueError) {
             switch action {
             case "pause": return Self.json(200, try await queue.pause(id))
@@ -78,9 +78,9 @@ struct QueueAPI: Sendable {
         // Comma-separated (`?state=pending,paused`) or repeated (`?state=pending&state=paused`), or both.
         let filters = request.queryValues("state")
         if !filters.isEmpty {
-            let lists = filters.map { $0.split(separator: ",").map { QueueJobState(rawValue: String($0)) } }
-            let wanted = lists.joined()
-            guard lists.allSatisfy({ !$0.isEmpty }), wanted.allSatisfy(QueueJobState.all.contains) else {
+            // An empty item (`state=`, `state=failed,`) is an error wherever it is.
+            let wanted = filters.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map { QueueJobState(rawValue: String($0)) } }
+            guard wanted.allSatisfy(QueueJobState.all.contains) else {
                 return Self.failure(400, "badRequest", "state: expected pending, running, paused, succeeded, failed or cancelled")
             }
             states = Set(wanted)
@@ -103,7 +103,7 @@ struct QueueAPI: Sendable {
     }
 
     private func answer<T: Encodable>(_ text: String, _ body: (Int64) throws(QueueError) -> T) -> ControlResponse {
-        guard let id = Int64(text), id > 0 else { return Self.badID(text) }
+        guard let id = Self.jobID(text) else { return Self.badID(text) }
         do { return Self.json(200, try body(id)) } catch { return Self.error(error) }
     }
 
@@ -134,6 +134,12 @@ struct QueueAPI: Sendable {
             }
             return line
         }, onCancel: stop)
+    }
+
+    /// A job id: ASCII digits only (no `+`, no spaces), 1 to Int64.max.
+    static func jobID(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = Int64(text), id > 0 else { return nil }
+        return id
     }
 
     private static func badID(_ text: String) -> ControlResponse {

@@ -1,8 +1,6 @@
 /// What the queue tells its observers (the daemon's metrics) as jobs move. Called from the
 /// queue's tasks; implementations must be cheap and must not block.
 public protocol QueueObserver: Sendable {
-    /// The number of jobs in each state (`pending`, `running`, …), after any state change.
-    func jobCountsChanged(_ counts: [String: Int])
     /// `bytes` moved by a job, in `direction` (`download`, `upload`) over a network of type
     /// `networkType` (`wifi`, `cellular`, `wired`, …).
     func transferred(_ bytes: Int64, direction: String, networkType: String)

@@ -80,11 +80,6 @@ public enum QueueTime {
 
     private struct Formatters: ~Copyable {
         let plain = ISO8601DateFormatter()
-        let fractional: ISO8601DateFormatter = {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            return formatter
-        }()
     }
 
     /// `2026-11-24T10:00:00Z`.
@@ -92,11 +87,11 @@ public enum QueueTime {
         UTCTimestamp.text(date) ?? formatters.withLock { $0.plain.string(from: date) }
     }
 
-    /// Parses `2026-11-24T10:00:00Z`, `2026-11-24T12:00:00+02:00` or a form with fractional
-    /// seconds; nil otherwise.
+    /// Parses an RFC 3339 date-time (`2026-11-24T10:00:00Z`, `2026-11-24T12:00:00+02:00`,
+    /// fractional seconds, `t`/`z` in lower case), strictly: a day past its month's end, an
+    /// hour 24, an offset `+0000` or `+99:99`, digits other than ASCII are refused (nil).
     public static func parse(_ text: String) -> Date? {
-        guard text.utf8.count <= 64 else { return nil }
         if let date = UTCTimestamp.parse(text) { return date }
-        return formatters.withLock { $0.plain.date(from: text) ?? $0.fractional.date(from: text) }
+        return RFC3339Time.secondsSince1970(text).map(Date.init(timeIntervalSince1970:))
     }
 }

@@ -44,6 +44,7 @@ public final class ReachDaemon: Sendable {
                 stateDirectory: configuration.stateDirectory, perHost: configuration.perHost, maxRunning: configuration.maxRunning,
                 commandRetryDelay: configuration.commandRetryDelay),
             monitor: monitor, observer: MetricsObserver(metrics: metrics))
+        metrics.countJobs { Dictionary(uniqueKeysWithValues: queue.counts().map { ($0.key.rawValue, $0.value) }) }
         let paths = PathFeed()
         let first = try await monitor.currentPath()
         paths.publish(first)
@@ -59,7 +60,6 @@ public final class ReachDaemon: Sendable {
 /// Feeds the queue's observations into the metrics.
 struct MetricsObserver: QueueObserver {
     let metrics: ReachMetrics
-    func jobCountsChanged(_ counts: [String: Int]) { metrics.setJobCounts(counts) }
     func transferred(_ bytes: Int64, direction: String, networkType: String) {
         metrics.addTransferredBytes(bytes, direction: direction, networkType: networkType)
     }

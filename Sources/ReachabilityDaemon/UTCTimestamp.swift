@@ -1,4 +1,5 @@
 import Foundation
+import ReachabilityCore
 
 /// `YYYY-MM-DDTHH:MM:SSZ`, the form the queue writes, formatted and parsed by arithmetic:
 /// Foundation's ISO 8601 formatter costs tens of microseconds a date on Linux, and a list of
@@ -30,8 +31,8 @@ enum UTCTimestamp {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-            let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), (1...31).contains(day), hour < 24,
-            minute < 60, second < 61
+            let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), day >= 1,
+            day <= RFC3339Time.daysIn(month, of: year), hour < 24, minute < 60, second < 60
         else { return nil }
         let days = days(fromCivil: year, month, day)
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))

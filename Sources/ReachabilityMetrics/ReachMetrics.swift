@@ -33,6 +33,7 @@ public final class ReachMetrics: Sendable {
 
     private let registry = PrometheusCollectorRegistry()
     private let monitorStatistics: @Sendable () -> MonitorStatistics
+    private let jobCounts = Mutex<(@Sendable () -> [String: Int])?>(nil)
     /// One lock for every update and for rendering, so a scrape never sees half of a path
     /// change (an interface's series removed and its successor not yet added).
     private let series: Mutex<Series>
@@ -54,6 +55,12 @@ public final class ReachMetrics: Sendable {
     /// path's. The first path is not a change; a path equal in those respects is ignored.
     public func observe(_ path: NetworkPath) {
         series.withLock { $0.path.observe(path) }
+    }
+
+    /// Reads `reach_jobs{state}` from `counts` on each ``render()``: the queue's counts are
+    /// computed when scraped, never kept in step with every change.
+    public func countJobs(with counts: @escaping @Sendable () -> [String: Int]) {
+        jobCounts.withLock { $0 = counts }
     }
 
     /// Sets `reach_jobs{state}` from the queue's counts by state name (`pending`, `running`,
@@ -81,7 +88,9 @@ public final class ReachMetrics: Sendable {
     /// `# HELP` and `# TYPE` lines and label values escaped.
     public func render() -> String {
         let statistics = monitorStatistics()
+        let counts = jobCounts.withLock { $0 }?()
         return series.withLock { series in
+            if let counts { series.jobs.set(counts) }
             series.monitor.update(statistics)
             var buffer: [UInt8] = []
             buffer.reserveCapacity(4096)

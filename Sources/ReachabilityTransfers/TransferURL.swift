@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ReachabilityCore
 
 /// A transfer's URL, split into what is sent, what is shown and what is stored. Credentials in
 /// the URL (`https://user:pass@host/…`) are sent as `Authorization: Basic` and never appear in
@@ -30,6 +31,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
             let host = components.host, !host.isEmpty
         else { return nil }
         if let port = components.port, !(1...65535).contains(port) { return nil }
+        guard Self.hasValidAuthority(text) else { return nil }
         original = text
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         if let user = components.user {
@@ -80,6 +82,37 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Query parameter names treated as secrets (case-insensitive substrings).
+    /// What URLComponents lets through: a bracketed host that is no IPv6 address (`[zz]`,
+    /// `[]`, `[v1.x]`), a port too long to be a number. The authority after `//`: userinfo
+    /// dropped, then `[IPv6]` or a name, then nothing, `:` or `:PORT` with PORT in 1-65535.
+    static func hasValidAuthority(_ text: String) -> Bool {
+        // Bytes, not Characters: `#` followed by an emoji modifier is one Character.
+        let bytes = Array(text.utf8)
+        guard let scheme = bytes.indices.first(where: { bytes[$0...].starts(with: Array("://".utf8)) }) else { return false }
+        let start = scheme + 3
+        let end = bytes[start...].firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? bytes.endIndex  // / ? #
+        var authority = bytes[start..<end]
+        if let at = authority.lastIndex(of: 0x40) { authority = authority[(at + 1)...] }  // userinfo@
+        var rest = authority[authority.endIndex...]
+        if authority.first == 0x5B {  // [IPv6]
+            guard let close = authority.firstIndex(of: 0x5D) else { return false }
+            let literal = String(decoding: authority[(authority.startIndex + 1)..<close], as: UTF8.self)
+            guard let parsed = IPPrefix.parse(literal), parsed.family == .ipv6 else { return false }
+            rest = authority[(close + 1)...]
+        } else if let colon = authority.lastIndex(of: 0x3A) {
+            rest = authority[colon...]
+        }
+        guard let first = rest.first else { return true }
+        guard first == 0x3A else { return false }
+        let port = rest.dropFirst()
+        // Leading zeros are allowed (`:065520` is 65520), as RFC 3986 and URLComponents allow them.
+        guard port.allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
+        if port.isEmpty { return true }
+        let significant = port.drop { $0 == 0x30 }
+        guard significant.count <= 5, let number = Int(String(decoding: significant, as: UTF8.self)) else { return false }
+        return (1...65535).contains(number)
+    }
+
     static let secretNames = ["token", "sig", "secret", "password", "passwd", "pwd", "key", "credential", "auth", "session"]
 
     /// Whether a query parameter or header named `name` looks like it carries a secret.

@@ -110,3 +110,21 @@ struct QueueTimeTests {
         #expect(QueueTime.parse("2026-11-24T10:00:00.500Z")?.timeIntervalSince1970 == 1_795_514_400.5)
     }
 }
+
+/// What schemathesis found the server too lenient about.
+@Suite("Request checks")
+struct RequestCheckTests {
+    @Test(arguments: [("5", Int64?(5)), ("+5", nil), (" 5", nil), ("0", nil), ("-1", nil), ("9223372036854775807", Int64.max), ("9223372036854775808", nil), ("", nil)])
+    func jobIDsAreASCIIDigits(_ text: String, _ id: Int64?) {
+        #expect(QueueAPI.jobID(text) == id)
+    }
+
+    @Test func aPathIsAbsoluteByItsFirstByteAndAHashIsASCIIHex() throws {
+        let combining = QueueJobSpec(kind: .command, command: CommandSpec(arguments: ["true"]))
+        #expect(throws: Never.self) { try combining.accepted(workingDirectory: "/\u{0301}") }
+        let fullwidth = QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://127.0.0.1:9/f", destination: "/tmp/f", sha256: String(repeating: "０", count: 64)))
+        #expect(throws: QueueError.self) { try fullwidth.accepted(workingDirectory: nil) }
+        let hostHeader = QueueJobSpec(kind: .upload, upload: UploadSpec(file: "/etc/hostname", url: "http://127.0.0.1:9/u", headers: ["Host: elsewhere"]))
+        #expect(throws: QueueError.self) { try hostHeader.accepted(workingDirectory: nil) }
+    }
+}

@@ -36,7 +36,7 @@
    succeeded).
 
 Only loopback carries traffic (the scale scenario's daemon runs in a namespace of its own whose
-uplinks are dummies: nothing leaves it). Every process, mount and temporary directory is removed on every
+uplinks are veth pairs ending in it: nothing leaves it). Every process, mount and temporary directory is removed on every
 exit path. Prints a table and writes scripts/bench/results/daemon-*.json.
 """
 import argparse, atexit, datetime, hashlib, http.client, json, os, random, shutil, signal, socket, sqlite3, statistics

@@ -1,6 +1,6 @@
 """The daemon at scale (scenarios `scale` and `burst` of bench_daemon.py).
 
-scale: the daemon runs in a network namespace of its own with two dummy uplinks, d0
+scale: the daemon runs in a network namespace of its own with two veth uplinks (their peers in the same namespace), d0
 (overridden as cellular, the default route) and d1 (overridden as Wi-Fi). N downloads (1,000,
 then 10,000) that may only run on a wired network are added, so they all wait in the engine,
 each judged by the route to its server (10.9.9.9, inside the namespace; nothing is ever sent).
@@ -31,7 +31,8 @@ def make_namespace():
     subprocess.run(["ip", "netns", "add", NS], check=True)
     base.cleanups.append(lambda: subprocess.run(["ip", "netns", "del", NS], capture_output=True))
     for name, address in (("d0", "10.9.0.2/24"), ("d1", "10.9.1.2/24")):
-        ns("ip", "link", "add", name, "type", "dummy")
+        ns("ip", "link", "add", name, "type", "veth", "peer", "name", name + "p")  # no dummy module on every kernel
+        ns("ip", "link", "set", name + "p", "up")
         ns("ip", "addr", "add", address, "dev", name)
         ns("ip", "link", "set", name, "up")
     ns("ip", "link", "set", "lo", "up")
