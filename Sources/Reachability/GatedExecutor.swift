@@ -24,11 +24,20 @@ public protocol GatedExecutor<Output>: Sendable {
     /// The transfer as the work knows it now (bytes still to move, bytes moved on limited
     /// networks), given the gate's last view; the gate asks before each judgement.
     func transfer(updating transfer: Transfer) -> Transfer
+
+    /// Whether a run must start over on the new network when its traffic moves to another one
+    /// that still allows it (another interface, transport or cost): a transfer's byte budget and
+    /// byte counts belong to the network that carries the bytes. A command, which moves no
+    /// counted bytes, goes on (false).
+    var restartsWhenNetworkMoves: Bool { get }
 }
 
 extension GatedExecutor {
     /// The gate's view is the work's: nothing learned while running.
     public func transfer(updating transfer: Transfer) -> Transfer { transfer }
+
+    /// By default a run goes on when its traffic moves.
+    public var restartsWhenNetworkMoves: Bool { false }
 }
 
 /// What a started run is allowed: the network it was judged on, the transfer as judged, and

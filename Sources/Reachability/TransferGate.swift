@@ -172,6 +172,8 @@ private final class GateDriver<E: GatedExecutor> {
     private var latest: TransferNetwork?
     /// The run the executor is on; a report from any other is stale.
     private var generation = 0
+    /// The network the current run was started on.
+    private var runNetwork: TransferNetwork?
     private var isRunning = false
     private var everStarted = false
     private var lastReason: TransferWaitReason?
@@ -200,7 +202,12 @@ private final class GateDriver<E: GatedExecutor> {
             case .network(let network):
                 latest = network
                 state.transfer = executor.transfer(updating: state.transfer)
-                await apply(state.update(network: network, now: gate.now()))
+                let action = state.update(network: network, now: gate.now())
+                if action == .run, isRunning, executor.restartsWhenNetworkMoves, let running = runNetwork, !network.carriesTrafficLike(running) {
+                    await move(to: network)
+                } else {
+                    await apply(action)
+                }
             case .tick:
                 state.transfer = executor.transfer(updating: state.transfer)
                 if let latest { await apply(state.update(network: latest, now: gate.now())) }
@@ -269,9 +276,21 @@ private final class GateDriver<E: GatedExecutor> {
         }
     }
 
+    /// The run's traffic moved to `network`, which allows it too: the run stops and starts
+    /// again there at once, judged with what it still has to move, so the new network's
+    /// limits hold and its bytes are counted against it (a download resumes with `Range`).
+    private func move(to network: TransferNetwork) async {
+        markStopped()
+        cancelTimer()
+        await executor.stop(.noNetwork)
+        state.transfer = executor.transfer(updating: state.transfer)
+        await start(on: network)
+    }
+
     private func start(on network: TransferNetwork) async {
         generation += 1
         isRunning = true
+        runNetwork = network
         let current = generation
         onEvent(everStarted ? .resumed : .started)
         everStarted = true

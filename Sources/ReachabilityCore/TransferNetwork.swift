@@ -32,6 +32,13 @@ public struct TransferNetwork: Sendable, Hashable, CustomStringConvertible {
         self.portalURL = portalURL
     }
 
+    /// Whether traffic moved from `other` to this network is counted and limited the same way:
+    /// the same egress interface, transport, cost and locality. A change of validation alone is
+    /// not a move.
+    public func carriesTrafficLike(_ other: TransferNetwork) -> Bool {
+        status == other.status && isExpensive == other.isExpensive && isLocal == other.isLocal && interface?.name == other.interface?.name
+    }
+
     /// The default path's network; its connectivity is the primary interface's validation.
     public init(path: NetworkPath) {
         let validation = path.primaryValidation

@@ -56,11 +56,23 @@ extension JobQueue {
             entry.version += 1
             entry.encoded = nil
             entry.encodedSummary = nil
-            // Only progress is throttled: a new state or reason is always written.
-            let progressOnly = !history && !finish && entry.job.state == before.state && entry.job.reason == before.reason
+            // Only progress is throttled: a new state or reason is always written. A reason whose
+            // words alone changed (a waiting job's path moved from cellular to Wi-Fi: still
+            // `queuedForWired`) is not written at all: 10,000 waiting jobs must not cost 10,000
+            // rows per path change, and the next start judges them afresh anyway.
+            let sameCode = entry.job.state == before.state && entry.job.reason?.code == before.reason?.code
+                && entry.job.reason?.until == before.reason?.until
+            let wordsOnly = sameCode && !history && !finish && {
+                var unworded = entry.job
+                unworded.reason = before.reason
+                unworded.network = before.network
+                unworded.updatedAt = before.updatedAt
+                return unworded == before
+            }()
+            let progressOnly = !history && !finish && sameCode
             let due = entry.checkpointed.map { clock - $0 >= .seconds(1) } ?? true
             let complete = entry.job.progress.totalBytes.map { $0 == entry.job.progress.completedBytes } ?? false
-            let write = !progressOnly || due || complete
+            let write = !wordsOnly && (!progressOnly || due || complete)
             if write { entry.checkpointed = clock }
             if before.state == .paused && (entry.job.state != .paused || entry.job.reason?.code != before.reason?.code) {
                 if let since = entry.pausedSince { observer?.pausedTime(Double((clock - since) / .milliseconds(1)) / 1000, reason: before.reason?.code ?? "unknown") }

@@ -134,32 +134,47 @@ public final class JobQueue: Sendable {
         return listJSON(states: states, cache: \.encoded) { try QueueJSON.encode($0) }
     }
 
-    /// The list, each job encoded by `encode` or taken from its entry's `cache`.
+    /// The list, each job encoded by `encode` or taken from its entry's `cache`. Under the lock
+    /// only small items are gathered (an id and the cached bytes, or the job to encode).
     private func listJSON(
         states: Set<QueueJobState>?, cache: WritableKeyPath<QueueEntry, [UInt8]?>, encode: (QueueJob) throws -> Data
     ) -> [UInt8] {
-        let entries = state.withLock { state in state.entries.values.filter { states?.contains($0.job.state) ?? true } }.sorted { $0.job.id < $1.job.id }
-        var fresh: [(id: Int64, version: Int, json: [UInt8])] = []
-        var parts: [[UInt8]] = []
-        parts.reserveCapacity(entries.count)
-        for entry in entries {
-            if let encoded = entry[keyPath: cache] {
-                parts.append(encoded)
-            } else if let data = try? encode(entry.job) {
-                parts.append(Array(data))
-                fresh.append((entry.job.id, entry.version, Array(data)))
+        enum Item { case cached([UInt8]), fresh(QueueJob, version: Int) }
+        var items = state.withLock { state -> [(id: Int64, item: Item)] in
+            var items: [(id: Int64, item: Item)] = []
+            items.reserveCapacity(state.entries.count)
+            for (id, entry) in state.entries where states?.contains(entry.job.state) ?? true {
+                if let encoded = entry[keyPath: cache] {
+                    items.append((id, .cached(encoded)))
+                } else {
+                    items.append((id, .fresh(entry.job, version: entry.version)))
+                }
             }
+            return items
         }
-        state.withLock { state in
-            for item in fresh where state.entries[item.id]?.version == item.version { state.entries[item.id]?[keyPath: cache] = item.json }
-        }
+        items.sort { $0.id < $1.id }
+        var fresh: [(id: Int64, version: Int, json: [UInt8])] = []
         var body = Array("{\"jobs\":[".utf8)
-        body.reserveCapacity(parts.reduce(16) { $0 + $1.count + 1 })
-        for (index, part) in parts.enumerated() {
-            if index > 0 { body.append(0x2C) }
+        body.reserveCapacity(items.count * 400 + 16)
+        for (index, (id, item)) in items.enumerated() {
+            let part: [UInt8]
+            switch item {
+            case .cached(let encoded):
+                part = encoded
+            case .fresh(let job, let version):
+                guard let data = try? encode(job) else { continue }
+                part = Array(data)
+                fresh.append((id, version, part))
+            }
+            if index > 0 && body.last != 0x5B { body.append(0x2C) }
             body += part
         }
         body += Array("]}".utf8)
+        if !fresh.isEmpty {
+            state.withLock { state in
+                for item in fresh where state.entries[item.id]?.version == item.version { state.entries[item.id]?[keyPath: cache] = item.json }
+            }
+        }
         return body
     }
 

@@ -12,16 +12,19 @@ struct SegmentHandoff: Sendable {
 
 extension DownloadAttempt {
     /// Decides, for the `206` answer to an opening request (``opening``), whether the rest of
-    /// the resource is fetched in segments: when the answer tells the size and stops short of
-    /// it. Then the metadata is rewritten in the segmented form (the partial file's bytes so far
+    /// the resource is fetched in segments: when the answer tells the size and a strong ETag and
+    /// stops short of the end. Then the metadata is rewritten in the segmented form (the partial file's bytes so far
     /// as the one completed range) before any body byte is written, and the attempt ends with
     /// ``AttemptOutcome/split(_:)``. Nil when the body is simply streamed (it reaches the end).
     func splitOff(
         _ response: HTTPClientResponse, part: PartFile, validators: ResourceValidators, report: AttemptReport
     ) -> AttemptReport? {
         var report = report
-        guard let size = validators.size else {
-            // Without a size the end of this body would look like the end of the resource.
+        // Without a size the end of this body would look like the end of the resource; without a
+        // strong ETag nothing proves that segments fetched over several connections come from one
+        // version of the file (a weak ETag or a Last-Modified date may stay the same across an
+        // edit within a second): one connection, then.
+        guard let size = validators.size, let etag = validators.etag, EntityTag.isStrong(etag) else {
             report.outcome = .openingRefused
             return report
         }

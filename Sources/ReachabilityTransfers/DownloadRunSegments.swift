@@ -3,11 +3,11 @@
 extension DownloadRun {
     /// The completed ranges of a segmented partial file to resume, or nil when the partial file
     /// (if any) was written from its start. A segmented one that cannot be trusted (another URL,
-    /// no validator for If-Range, ranges outside the resource or the file) is discarded.
+    /// no strong ETag, ranges outside the resource or the file) is discarded.
     mutating func segmentedPartial() throws(TransferError) -> RangeSet<Int64>? {
         guard let metadata = state.metadata, let stored = metadata.completed else { return nil }
         let fileLength = state.part?.fileLength ?? 0
-        if metadata.url == download.url.storageKey, metadata.ifRangeValidator != nil, let size = metadata.size, state.part != nil,
+        if metadata.url == download.url.storageKey, let etag = metadata.etag, EntityTag.isStrong(etag), let size = metadata.size, state.part != nil,
             let completed = SegmentPlan.validated(stored, size: size, fileLength: fileLength)
         {
             return completed

@@ -87,10 +87,10 @@ struct SegmentFetch: Sendable {
         let plan = ResumePlanner.Plan.resume(from: segment.lowerBound, ifRange: validator ?? "")
         switch ResumePlanner.decide(plan: plan, metadata: context.metadata, response: summary) {
         case .append:
-            // Any validator the server sends must be the one the bytes on disk came with (weak
-            // ones included: without If-Range, they are all there is to tell a change).
+            // Every segment's answer must carry the strong ETag the run began with: an answer
+            // without it could be of another version of the file, and its bytes would be mixed in.
             let known = context.metadata
-            if let etag = summary.etag, let stored = known.etag, etag != stored { return .restart(.sizeOrValidatorMismatch) }
+            guard let etag = summary.etag, etag == known.etag else { return .restart(.sizeOrValidatorMismatch) }
             if let modified = summary.lastModified, let stored = known.lastModified, modified != stored { return .restart(.sizeOrValidatorMismatch) }
             return nil
         case .writeFromStart(_, let restart):

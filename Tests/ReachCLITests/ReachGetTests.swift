@@ -169,6 +169,38 @@ struct ReachGetTests {
         #expect(sent >= size && sent <= size + 512 << 10, "server sent \(sent) bytes for \(size)")
     }
 
+    /// The case: a download whose size the server hides starts on Wi-Fi; its route moves
+    /// to cellular, which `--max-cellular 1MB` allows up to 1 MB. The run starts over on
+    /// cellular with that budget: it stops there at the limit (never 10 MB over cellular), and
+    /// the bytes are counted against the network that carried them.
+    @Test func aRouteThatMovesMidDownloadIsJudgedAgainWithTheNewNetworksLimit() async throws {
+        let (client, server, files) = try await routedServerNamespaces()
+        defer { files.remove() }
+        defer { server.stream.stop() }
+        let size = 4_000_000
+        let sha = try randomFile(files.path + "/big.bin", bytes: size)
+        let destination = files.path + "/out/big.bin"
+        try client.ip("route", "add", "10.9.0.1", "via", "10.1.0.1", "dev", "va", "metric", "100")
+        let get = try ReachStream(
+            ["get", "--json", "--max-cellular", "1MB", "--settle", "0.2", "--override", "va=wifi", "--override", "wa=cellular",
+             "--sysfs-root", "/nonexistent", "--sha256", sha, "-o", destination, server.url("big.bin?chunked=1&slow=800000")], in: client)
+        defer { get.stop() }
+        _ = try await get.waitForLine { $0.contains("\"event\":\"progress\"") && !$0.contains("\"bytes\":0,") }
+        let onWifi = (try? FileManager.default.attributesOfItem(atPath: destination + ".part")[.size] as? Int) ?? 0
+        try client.ip("route", "add", "10.9.0.1", "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        let paused = try await get.waitForLine(bound: .seconds(30)) { $0.contains("\"event\":\"paused\"") }
+        #expect(paused.contains("\"reason\":\"overCellularSizeLimit\""), "\(paused)")
+        let partial = (try? FileManager.default.attributesOfItem(atPath: destination + ".part")[.size] as? Int) ?? 0
+        // What arrived after the move came over cellular: at most the limit (plus what was in
+        // flight on Wi-Fi when the route moved, which the first part's size bounds).
+        #expect(partial < size, "the whole file came although cellular allows 1 MB")
+        #expect(partial - onWifi <= 1_000_000 + 900_000, "moved \(partial - onWifi) bytes after the route moved to cellular")
+        try client.ip("route", "del", "10.9.0.1", "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        _ = try await get.waitForLine(bound: .seconds(60)) { $0.contains("\"event\":\"done\"") }
+        #expect(get.waitForExit() == 0)
+        #expect(try TestNamespace.execute(["sha256sum", destination]).hasPrefix(sha))
+    }
+
     /// Runs `body` with `small.bin` (100,000 random bytes, SHA-256 `sha`) in `files`, served by
     /// reach-testserver on the loopback of a namespace that has nothing else (no default route).
     private func withLoopbackFile(_ body: (TestNamespace, _ files: String, _ sha: String, TestServer) async throws -> Void) async throws {

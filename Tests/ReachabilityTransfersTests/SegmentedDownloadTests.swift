@@ -204,6 +204,26 @@ struct SegmentedDownloadTests {
         }
     }
 
+    /// Segments only with a strong ETag: a Last-Modified date or a weak tag may stay the same
+    /// across an edit, and segments of two versions would be mixed. One connection then.
+    @Test("without a strong ETag the download uses one connection", arguments: ["noetag=1", "etag=W/%22v1%22"])
+    func noStrongValidator(_ query: String) async throws {
+        try await withServer { server, downloader in
+            let size = 6 * mebibyte
+            let bytes = try server.addFile("weak.bin", size: size, seed: 48)
+            let destination = server.destination("weak.bin")
+            let result = try await downloader.download(
+                DownloadRequest(url: server.url("weak.bin", query: query), destination: destination, connections: 4))
+            #expect(fileBytes(destination) == bytes)
+            #expect(result.restarts == 0)
+            let gets = try await settledGets(server, bytes: Int64(size))
+            // The opening request (a bounded range, refused as the start of segments), then the
+            // whole file over one connection: never two requests of one run at once.
+            #expect(gets.count == 2, "\(gets.map { $0.range ?? "-" })")
+            #expect(gets.last?.range == nil)
+        }
+    }
+
     @Test("a file that fits in the opening request is fetched by it alone")
     func smallFile() async throws {
         try await withServer { server, downloader in

@@ -17,4 +17,7 @@ struct JobExecutor: GatedExecutor {
     func shutDown() async { await inner.shutDown() }
 
     func transfer(updating transfer: Transfer) -> Transfer { runner.transfer(updating: transfer) }
+
+    /// A transfer's bytes are budgeted and counted per network: it starts over on the new one.
+    var restartsWhenNetworkMoves: Bool { true }
 }
