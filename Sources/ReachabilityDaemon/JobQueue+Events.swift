@@ -11,13 +11,21 @@ extension JobQueue {
         // the last one, and the next start takes them up.
         if event.state == .paused(.shutdown) { return }
         let id = event.id.rawValue
-        guard let entry = state.withLock({ $0.entries[id] }), entry.inEngine, let spec = entry.runSpec else { return }
-        let (queueState, reason) = QueueStatus.from(event.state, policy: spec.policy, now: Date())
+        // Only what is needed is read under the lock: copying whole entries showed in profiles
+        // of 10,000 waiting jobs re-judged at once.
+        struct Seen { var policy: TransferPolicy, kind: QueueJobKind, engineTransferred: Int64, transferredBase: Int64, state: QueueJobState, code: String? }
+        guard let entry = state.withLock({ state -> Seen? in
+            guard let entry = state.entries[id], entry.inEngine, let spec = entry.runSpec else { return nil }
+            return Seen(
+                policy: spec.policy, kind: spec.kind, engineTransferred: entry.engineTransferred, transferredBase: entry.transferredBase,
+                state: entry.job.state, code: entry.job.reason?.code)
+        }) else { return }
+        let (queueState, reason) = QueueStatus.from(event.state, policy: entry.policy, now: Date())
         let moved = max(0, event.progress.transferredBytes - entry.engineTransferred)
         if moved > 0, let network = event.network {
-            observer?.transferred(moved, direction: spec.kind == .upload ? "upload" : "download", networkType: network.status.rawValue)
+            observer?.transferred(moved, direction: entry.kind == .upload ? "upload" : "download", networkType: network.status.rawValue)
         }
-        let stateChanged = queueState != entry.job.state || reason?.code != entry.job.reason?.code
+        let stateChanged = queueState != entry.state || reason?.code != entry.code
         _ = change(id, history: stateChanged, finish: queueState.isFinal) { job in
             job.state = queueState
             job.reason = reason
@@ -33,7 +41,7 @@ extension JobQueue {
                 job.result = QueueResult(exitStatus: command.exitStatus)
             }
         }
-        if queueState.isFinal && spec.kind == .command { children.forget(job: id) }
+        if queueState.isFinal && entry.kind == .command { children.forget(job: id) }
         state.withLock { state in
             state.entries[id]?.engineTransferred = event.progress.transferredBytes
             if queueState.isFinal { state.entries[id]?.inEngine = false }

@@ -46,6 +46,8 @@ public final class TransferEngine: Sendable {
     let slots: HostSlots
     private let makeGate: @Sendable (TransferPolicy, String?) -> TransferGate
     private let records = Mutex<[JobID: Record]>([:])
+    /// The command jobs among them, so that a gate event of a transfer costs no record copy.
+    private let commandIDs = Mutex<Set<JobID>>([])
     private let nextID = Atomic<Int64>(0)
     private let hub = EventHub()
     /// Set by ``shutdown()``: nothing is submitted or started after it.
@@ -113,6 +115,7 @@ public final class TransferEngine: Sendable {
         }
         let runner = JobRunner(engine: self, id: id, job: job, download: download, initial: counters)
         let event = JobEvent(id: id, state: .queued, progress: counters.progress)
+        if case .command = job.work { commandIDs.withLock { _ = $0.insert(id) } }
         records.withLock { records in
             records[id] = Record(job: job, event: event, runner: runner)
             hub.publish(event)
@@ -159,7 +162,8 @@ public final class TransferEngine: Sendable {
 
     /// The runner of an unfinished command job.
     private func commandRunner(_ id: JobID) -> JobRunner? {
-        records.withLock { records in
+        guard commandIDs.withLock({ $0.contains(id) }) else { return nil }
+        return records.withLock { records in
             guard let record = records[id], !record.event.state.isFinal, case .command = record.job.work else { return nil }
             return record.runner
         }
@@ -295,13 +299,15 @@ public final class TransferEngine: Sendable {
     /// Published under the lock, so one job's events reach subscribers in the order recorded.
     func update(_ id: JobID, state: JobState, progress: JobProgress? = nil, network: TransferNetwork? = nil) {
         records.withLock { records in
-            guard var record = records[id], !record.event.state.isFinal else { return }
-            if record.event.state == state && progress == nil && network == record.event.network { return }
-            record.event.state = state
-            if let progress { record.event.progress = progress }
-            record.event.network = state == .running ? (network ?? record.event.network) : nil
-            records[id] = record
-            hub.publish(record.event)
+            // In place (no copy of the record), under the lock.
+            guard let index = records.index(forKey: id) else { return }
+            let event = records.values[index].event
+            guard !event.state.isFinal else { return }
+            if event.state == state && progress == nil && network == event.network { return }
+            records.values[index].event.state = state
+            if let progress { records.values[index].event.progress = progress }
+            records.values[index].event.network = state == .running ? (network ?? event.network) : nil
+            hub.publish(records.values[index].event)
         }
     }
 
