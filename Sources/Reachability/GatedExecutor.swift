@@ -2,7 +2,7 @@ public import ReachabilityCore
 import Synchronization
 
 /// Work a ``TransferGate`` starts, stops and starts again as the network allows: a Swift body
-/// (``TaskExecutor``, stopped by task cancellation) or a command (stopped by signals). The gate
+/// (``BodyExecutor``, stopped by task cancellation) or a command (stopped by signals). The gate
 /// calls these from one task, never concurrently.
 public protocol GatedExecutor<Output>: Sendable {
     /// What the work produces when it finishes by itself; ``TransferGate/drive(_:_:onEvent:)`` returns it.
@@ -76,7 +76,7 @@ public struct GateRun: Sendable {
 /// Runs an async Swift body under a gate: started as a child task, stopped by cancelling it
 /// and waiting for it to end, started afresh on resume (the body resumes its own work, as the
 /// downloader does with HTTP Range).
-public final class TaskExecutor<Output: Sendable>: GatedExecutor {
+public final class BodyExecutor<Output: Sendable>: GatedExecutor {
     private let body: @Sendable (GateRun) async throws -> Output
     private let current = Mutex<Task<Void, Never>?>(nil)
 

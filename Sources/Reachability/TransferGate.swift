@@ -125,7 +125,7 @@ public final class TransferGate: Sendable {
         _ transfer: Transfer = Transfer(), onEvent: @escaping @Sendable (Event) -> Void = { _ in },
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        try await drive(TaskExecutor { _ in try await body() }, transfer, onEvent: onEvent)
+        try await drive(BodyExecutor { _ in try await body() }, transfer, onEvent: onEvent)
     }
 
     /// Drives `executor` while the network allows `transfer`: starts it when allowed, stops it

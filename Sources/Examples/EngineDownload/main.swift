@@ -16,18 +16,17 @@ let (url, path, sha) = (arguments[0], arguments[1], arguments.count > 2 ? argume
 let monitor = NetworkMonitor()
 
 // snippet: engine
-let engine = TransferEngine(monitor: monitor)
-let events = engine.events()   // subscribe first: no event is missed
-let id = try engine.submit(.download(
-    DownloadRequest(url: url, destination: path, expectedSHA256: sha),
-    policy: TransferPolicy(allowsExpensive: false, cellularSizeLimit: 50_000_000)))
-for await event in events where event.id == id {
-    print(event.state, event.progress.completedBytes, event.progress.totalBytes ?? -1)   // "waiting: cellular not allowed"…
-    if event.state.isFinal { break }
+let succeeded = try await withTransferEngine(monitor: monitor) { engine in   // ended with the scope
+    let events = engine.events()   // subscribe first: no event is missed
+    let id = try engine.submit(.download(
+        DownloadRequest(url: url, destination: path, expectedSHA256: sha),
+        policy: TransferPolicy(allowsExpensive: false, cellularSizeLimit: 50_000_000)))
+    for await event in events where event.id == id {
+        print(event.state, event.progress.completedBytes, event.progress.totalBytes ?? -1)   // "waiting: cellular not allowed"…
+        if event.state.isFinal { break }
+    }
+    // Also: engine.pause(id) keeps the partial file, resume(id) continues it, cancel(id) removes it.
+    return engine.status(of: id)?.state == .succeeded
 }
-// Also: engine.pause(id) keeps the partial file, resume(id) continues it, cancel(id) removes it.
 // end snippet
-let succeeded = engine.status(of: id)?.state == .succeeded
-await engine.shutdown()
-try await engine.downloader.shutdownGracefully()
 exit(succeeded ? 0 : 1)

@@ -1,11 +1,11 @@
-/// Runs one job under its gate: a ``TaskExecutor`` over the job's ``JobRunner``.
+/// Runs one job under its gate: a ``BodyExecutor`` over the job's ``JobRunner``.
 struct JobExecutor: GatedExecutor {
     let runner: JobRunner
-    private let inner: TaskExecutor<JobOutput>
+    private let inner: BodyExecutor<JobOutput>
 
     init(runner: JobRunner) {
         self.runner = runner
-        inner = TaskExecutor { run in try await runner.body(run) }
+        inner = BodyExecutor { run in try await runner.body(run) }
     }
 
     func start(_ run: GateRun, finished: @escaping @Sendable (Result<JobOutput, any Error>) -> Void) async {
