@@ -13,6 +13,7 @@ let package = Package(
     name: "Reachability",
     products: [
         .library(name: "Reachability", targets: ["Reachability"]),
+        .library(name: "ReachabilityProcesses", targets: ["ReachabilityProcesses"]),
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
         .library(name: "ReachabilityTestKit", targets: ["ReachabilityTestKit"]),
         .library(name: "ReachabilityTransfers", targets: ["ReachabilityTransfers"]),
@@ -67,9 +68,15 @@ let package = Package(
             dependencies: [
                 "ReachabilityCore",
                 "ReachabilityLinux",
-                "CGNULibc",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Process control: commands in process groups of their own, suspended, continued and
+        // terminated by signals, their terminal lent as a shell does, their output capped.
+        .target(
+            name: "ReachabilityProcesses",
+            dependencies: ["Reachability", "ReachabilityCore", "CGNULibc"],
             swiftSettings: strictSettings
         ),
         // Policy-gated, resumable HTTP downloads (async-http-client). Kept apart so the monitor
@@ -78,6 +85,7 @@ let package = Package(
             name: "ReachabilityTransfers",
             dependencies: [
                 "Reachability",
+                "ReachabilityProcesses",
                 "CGNULibc",
                 "ReachabilityCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -123,6 +131,7 @@ let package = Package(
             dependencies: [
                 "ReachCommands",
                 "Reachability",
+                "ReachabilityProcesses",
                 "ReachabilityCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -184,6 +193,7 @@ let package = Package(
             name: "ReachabilityDaemon",
             dependencies: [
                 "Reachability",
+                "ReachabilityProcesses",
                 "ReachabilityCore",
                 "ReachabilityTransfers",
                 "ReachabilitySystemd",
@@ -262,7 +272,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachabilityTests",
-            dependencies: ["Reachability", "ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit"],
+            dependencies: ["Reachability", "ReachabilityProcesses", "ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit"],
             swiftSettings: strictSettings
         ),
         .testTarget(

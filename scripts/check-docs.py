@@ -13,7 +13,7 @@ written on one line with others.
 import os, re, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODULES = ["ReachabilityCore", "Reachability", "ReachabilityTransfers", "ReachabilityDaemon", "ReachabilitySystemd", "ReachabilityMetrics", "ReachabilityControl", "ReachabilityValidation"]
+MODULES = ["ReachabilityCore", "Reachability", "ReachabilityProcesses", "ReachabilityTransfers", "ReachabilityDaemon", "ReachabilitySystemd", "ReachabilityMetrics", "ReachabilityControl", "ReachabilityValidation"]
 DECLARATION = re.compile(
     r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:(?:static|final|convenience|nonisolated|mutating|override|required|indirect)\s+)*"
     r"(func|var|let|init|struct|class|enum|protocol|actor|typealias|case|subscript)\b\s*"

@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import ReachCommands
 import Reachability
+import ReachabilityProcesses
 import ReachabilityCore
 import Synchronization
 

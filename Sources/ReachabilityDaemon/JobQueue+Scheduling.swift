@@ -1,5 +1,6 @@
 import Foundation
 import Reachability
+import ReachabilityProcesses
 import ReachabilityCore
 import ReachabilityTransfers
 import Synchronization

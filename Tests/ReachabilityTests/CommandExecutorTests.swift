@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Reachability
+import ReachabilityProcesses
 import ReachabilityCore
 import ReachabilityTestKit
 import Synchronization

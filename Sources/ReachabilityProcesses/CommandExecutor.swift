@@ -1,4 +1,5 @@
 import Glibc
+public import Reachability
 public import ReachabilityCore
 import Synchronization
 
