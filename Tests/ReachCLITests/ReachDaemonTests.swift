@@ -248,6 +248,57 @@ struct ReachDaemonTests {
         #expect(kill(second, 0) != 0 || ((try? String(contentsOfFile: "/proc/\(second)/stat", encoding: .utf8))?.contains(") Z ") ?? true))
     }
 
+    /// `kill -9` in the middle of a burst: 300 downloads released at once, the daemon killed
+    /// while they run, started again. Every job ends `succeeded` with the right file, and no job
+    /// has two `succeeded` rows (nothing lost, nothing run twice).
+    @Test func kill9DuringABurstLosesNothingAndRunsNothingTwice() async throws {
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let sha = try randomFile(files.path + "/f.bin", bytes: 200_000)
+        try FileManager.default.createDirectory(atPath: files.path + "/out", withIntermediateDirectories: true)
+        let server = try await TestServer(root: files.path, log: files.path + "/requests.log", in: nil)
+        defer { server.stream.stop() }
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--override", "lo=wired", "--per-host", "8", "--max-running", "16"])
+        try await daemon.start()
+        let count = 300
+        let release = Date().addingTimeInterval(8).timeIntervalSince1970.rounded(.up)
+        let formatter = ISO8601DateFormatter()
+        let notBefore = formatter.string(from: Date(timeIntervalSince1970: release))
+        // Added over the API with curl, in one shell: 300 `reach queue add` processes would take longer than the hold.
+        let script = (0..<count).map { index in
+            "curl -sf --unix-socket \(daemon.socket) -H 'Content-Type: application/json' -o /dev/null "
+                + "-d '{\"workingDirectory\":\"/\",\"job\":{\"kind\":\"download\",\"notBefore\":\"\(notBefore)\",\"download\":{\"url\":\"\(server.url("f.bin?slow=4000000"))\",\"destination\":\"\(files.path)/out/\(index).bin\",\"sha256\":\"\(sha)\"}}}' http://localhost/v1/jobs"
+        }.joined(separator: " && \n")
+        try script.write(toFile: files.path + "/add.sh", atomically: true, encoding: .utf8)
+        let added = try shell("bash \(files.path)/add.sh")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(Date().timeIntervalSince1970 < release, "adding took longer than the hold")
+        // Into the burst: some done, most not.
+        let done = { (try? FileManager.default.contentsOfDirectory(atPath: files.path + "/out"))?.filter { $0.hasSuffix(".bin") }.count ?? 0 }
+        while Date().timeIntervalSince1970 < release { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<1000 where done() < 20 { try await Task.sleep(for: .milliseconds(5)) }
+        let before = done()
+        daemon.kill()
+        _ = daemon.stream?.waitForExit()
+        #expect(before > 0 && before < count, "the kill did not land in the burst: \(before) of \(count) done")
+        try await daemon.start()
+        let waited = try daemon.queue(["wait", "--all", "--timeout", "120"])
+        #expect(waited.status == 0, "\(waited.stderr)")
+        let listed = try daemon.queue(["list", "--json"])
+        let jobs = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(jobs.count == count)
+        #expect(jobs.allSatisfy { $0["state"] as? String == "succeeded" }, "\(jobs.filter { $0["state"] as? String != "succeeded" }.prefix(3))")
+        for id in jobs.compactMap({ $0["id"] as? Int }).prefix(count) {
+            let shown = try daemon.queue(["show", String(id), "--json"])
+            let object = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+            let history = object?["history"] as? [[String: Any]] ?? []
+            #expect(history.filter { $0["state"] as? String == "succeeded" }.count == 1, "job \(id): \(history)")
+        }
+        let sums = try shell("cd \(files.path)/out && sha256sum *.bin | cut -d' ' -f1 | sort -u")
+        #expect(sums.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == sha)
+        #expect(daemon.stop() == 0)
+    }
+
     /// Without a daemon: one line naming the socket, exit 69.
     @Test func noDaemonMeansExit69NamingTheSocket() throws {
         let files = try TemporaryDirectory()
