@@ -39,6 +39,11 @@ if ! scripts/check-docs.py; then
     status=1
 fi
 
+# `import Reachability` exports the adopter's types, not Core's codecs and state machines.
+if ! scripts/check-exports.sh; then
+    status=1
+fi
+
 # The daemon's control API answers as its contract, openapi/reach-daemon.yaml, says.
 if ! scripts/check-openapi.py; then
     status=1

@@ -1,3 +1,4 @@
+import ReachabilityCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,4 @@
+import ReachabilityCore
 import NIOSSL
 import Glibc
 import Synchronization

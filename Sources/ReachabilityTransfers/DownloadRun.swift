@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Foundation
 
 /// One run of a ``Download``: the attempt loop, its retry budget and its bookkeeping.

@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// The segmented side of a ``DownloadRun``: resuming a partial file fetched in segments, and
 /// running the connections of a segmented run.
 extension DownloadRun {

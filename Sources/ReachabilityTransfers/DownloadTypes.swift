@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// One file to download.
 ///
 /// The download writes `NAME.part` and a sidecar `NAME.part.json` next to the destination

@@ -1,3 +1,4 @@
+import ReachabilityCore
 import NIOCore
 
 /// Runs a task's jobs on one NIO event loop (`withTaskExecutorPreference`).

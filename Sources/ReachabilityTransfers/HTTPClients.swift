@@ -1,3 +1,4 @@
+import ReachabilityCore
 import AsyncHTTPClient
 import Dispatch
 import NIOCore

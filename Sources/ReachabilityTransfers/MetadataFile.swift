@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Foundation
 
 #if canImport(Glibc)

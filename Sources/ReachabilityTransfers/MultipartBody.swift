@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// The framing of a `multipart/form-data` body (RFC 7578) with one file part: the file's
 /// bytes are streamed between ``preamble`` and ``epilogue``, so the body's length is known
 /// exactly without reading the file.

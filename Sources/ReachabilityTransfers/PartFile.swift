@@ -1,3 +1,4 @@
+import ReachabilityCore
 import CGNULibc
 import Crypto
 import Dispatch

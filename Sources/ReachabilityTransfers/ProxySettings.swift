@@ -1,3 +1,4 @@
+import ReachabilityCore
 public import AsyncHTTPClient
 import Foundation
 

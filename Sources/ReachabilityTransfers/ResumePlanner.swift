@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// What a partial download on disk is known to be: the sidecar metadata (`DEST.part.json`)
 /// written before the first body byte, plus the length of `DEST.part`.
 ///

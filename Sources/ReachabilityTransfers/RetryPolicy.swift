@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// How the ``Downloader`` waits between attempts after a transient failure (connection
 /// refused or reset, `408`, `429`, `5xx`, a truncated body, a read timeout).
 ///

@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Synchronization
 
 /// A run's byte limit, shared by its connections: each chunk takes at most what is left, so

@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// Which bytes of a segmented download are on disk, which are being fetched, and which to ask
 /// for next. A pure value: no I/O, no clock (rates are given).
 ///

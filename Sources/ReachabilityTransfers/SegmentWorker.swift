@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// One connection of a segmented run: takes segments from the board until none is left,
 /// retrying its own failures with the download's retry policy and budgets (`maxAttempts`
 /// failures in a row without new bytes; the waits of the whole download within

@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// What a segmented run reports back to its ``DownloadRun``.
 struct SegmentedReport: Sendable {
     var report: AttemptReport

@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Crypto
 
 #if canImport(Glibc)

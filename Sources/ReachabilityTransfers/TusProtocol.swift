@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Foundation
 
 /// The pure parts of tus 1.0 (https://tus.io/protocols/resumable-upload): headers, and what

@@ -1,3 +1,4 @@
+import ReachabilityCore
 import NIOCore
 import Synchronization
 

@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Foundation
 
 /// An upload URL: a ``TransferURL`` (what is sent, shown and stored; credentials go as

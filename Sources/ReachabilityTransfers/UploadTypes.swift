@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// One file to upload.
 ///
 /// The file is streamed from disk (never held in memory). In ``Mode-swift.enum/automatic`` mode

@@ -14,4 +14,15 @@ struct OneImportTests {
         #expect(policy.decide(path, for: Transfer(expectedBytes: 10_000_000)) == .allow)
         #expect(path.summary.status == .cellular)
     }
+
+    /// What a custom `NetworkStateSource` builds comes with the façade too; Core's codecs and
+    /// state machines (`DNSMessage`, `TransferGateState`, …) do not: this file would not
+    /// compile if it named them (`scripts/check-exports.sh` proves that).
+    @Test func aSnapshotCanBeBuiltWithTheFacadeAlone() {
+        let snapshot = NetworkSnapshot(
+            interfaces: [InterfaceFacts(name: "wwan0", index: 3, flags: [.up, .lowerUp, .running], hardwareType: 1, kind: nil)],
+            addresses: [InterfaceAddress(interfaceIndex: 3, family: .ipv4, address: "192.0.2.7", prefixLength: 24)],
+            defaultRoutes: [DefaultRoute(family: .ipv4, interfaceIndex: 3)])
+        #expect(snapshot.interfaces.first?.name == "wwan0")
+    }
 }

@@ -3,7 +3,7 @@
 // only); without it, it runs until interrupted.
 
 // snippet: monitor
-import Reachability   // re-exports ReachabilityCore: rules, paths, policy
+import Reachability   // with the rules, paths and policy (not Core's codecs)
 
 let monitor = NetworkMonitor(configuration: MonitorConfiguration(
     overrides: [try OverrideRule(parsing: "usb0=cellular")],

@@ -1,3 +1,4 @@
+import ReachabilityCore
 public import Reachability
 
 /// A command for a ``TransferEngine`` to run as a job (the daemon's `run` jobs): gated by the

@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Synchronization
 
 /// Hands every published event to every current subscriber's ``JobEventFeed``. A feed its

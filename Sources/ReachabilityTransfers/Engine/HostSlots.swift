@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Synchronization
 
 /// At most `perHost` running jobs per host and `total` in all. Slots are taken only once the

@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Synchronization
 
 /// A subscriber's view of a ``TransferEngine``'s events: every change of state reaches it, in

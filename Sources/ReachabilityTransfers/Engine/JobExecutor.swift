@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// Runs one job under its gate: a ``BodyExecutor`` over the job's ``JobRunner``.
 struct JobExecutor: GatedExecutor {
     let runner: JobRunner

@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Synchronization
 
 /// One job's work: takes a host slot once allowed, runs the download, upload or body, counts the

@@ -1,3 +1,4 @@
+import ReachabilityCore
 public import Reachability
 /// A job's identity within a ``TransferEngine``.
 public struct JobID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {

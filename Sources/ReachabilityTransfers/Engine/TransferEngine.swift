@@ -1,3 +1,4 @@
+import ReachabilityCore
 import Reachability
 import Synchronization
 

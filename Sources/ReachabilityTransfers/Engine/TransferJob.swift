@@ -1,3 +1,4 @@
+import ReachabilityCore
 /// What a ``TransferEngine`` runs: a download, an upload, a command, or any async body that
 /// moves data (a sync), each with a policy, a priority and the host it talks to.
 public struct TransferJob: Sendable {

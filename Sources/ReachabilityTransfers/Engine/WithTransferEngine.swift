@@ -1,3 +1,4 @@
+import ReachabilityCore
 public import Reachability
 
 /// Runs `body` with an engine of its own and ends it however `body` ends, as async-http-client's
