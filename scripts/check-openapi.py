@@ -39,6 +39,7 @@ except ImportError:
 import atexit, datetime, http.client, json, re, shutil, signal, socket, subprocess, tempfile, time
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
+from daemon_process import DaemonProcess
 
 DOCUMENT = os.path.join(ROOT, "openapi", "reach-daemon.yaml")
 DAEMON = os.environ.get("REACH_DAEMON") or os.path.join(ROOT, ".build", "debug", "reach-daemon")
@@ -269,58 +270,15 @@ def closed_loopback_port():
         return probe.getsockname()[1]
 
 
-def die_with_parent():
-    """In the daemon's child before exec: SIGTERM when this script dies, even by SIGKILL."""
-    import ctypes
-    PR_SET_PDEATHSIG = 1
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
-class Daemon:
-    """The daemon under test, stopped on every way out."""
+class Daemon(DaemonProcess):
+    """The daemon under test, on loopback overridden as wired, stopped on every way out."""
 
     def __init__(self, directory):
-        self.directory = directory
-        self.socket_path = os.path.join(directory, "run", "reach.sock")
-        self.log_path = os.path.join(directory, "daemon.log")
-        self.process = None
+        super().__init__(directory, os.path.join(directory, "daemon.log"))
 
-    def start(self):
-        log = open(self.log_path, "wb")
-        self.process = subprocess.Popen(
-            [DAEMON, "daemon", "--state-dir", os.path.join(self.directory, "state"), "--socket", self.socket_path,
-             "--override", "lo=wired"],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
-        log.close()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the daemon exited with {self.process.returncode}: {self.log()}")
-            try:
-                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-                    probe.connect(self.socket_path)
-                    return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"the daemon did not listen on {self.socket_path} within 30 s: {self.log()}")
-
-    def stop(self):
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-    def log(self):
-        try:
-            with open(self.log_path, "rb") as file:
-                return file.read()[-2000:].decode("utf-8", "replace").strip()
-        except OSError:
-            return "(no log)"
+    def command(self):
+        return [DAEMON, "daemon", "--state-dir", os.path.join(self.directory, "state"), "--socket", self.socket_path,
+                "--override", "lo=wired"]
 
 
 def wait_for_state(checker, job_id, states, seconds=20):

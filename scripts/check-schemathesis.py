@@ -45,6 +45,10 @@ except ImportError:
     sys.exit(1)
 
 import argparse, atexit, json, pwd, shutil, signal, socket, socketserver, subprocess, tempfile, threading, time
+# Schemathesis loads this file as its hooks module, with its own sys.path: the helper is found
+# beside the script either way.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemon_process import DaemonProcess
 
 if __name__ != "__main__":
     # Loaded by schemathesis as its hooks file (SCHEMATHESIS_HOOKS=this file): the event
@@ -189,19 +193,11 @@ def first_line_chunks(upstream, buffer):
 
 # The daemon, in a namespace of its own.
 
-def die_with_parent():
-    """In the child before exec: SIGTERM when this script dies, even by SIGKILL."""
-    import ctypes
-    PR_SET_PDEATHSIG = 1
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+class Daemon(DaemonProcess):
+    description = "the daemon (in a private network namespace)"
 
-
-class Daemon:
     def __init__(self, directory):
-        self.directory = directory
-        self.socket_path = os.path.join(directory, "run", "reach.sock")
-        self.log_path = os.path.join(os.path.dirname(directory), os.path.basename(directory) + ".log")
-        self.process = None
+        super().__init__(directory, os.path.join(os.path.dirname(directory), os.path.basename(directory) + ".log"))
 
     def command(self):
         daemon = [DAEMON, "daemon", "--state-dir", os.path.join(self.directory, "state"), "--socket", self.socket_path,
@@ -213,23 +209,6 @@ class Daemon:
                     "--clear-groups", "--pdeathsig=SIGTERM", "--"] + daemon
         return ["unshare", "--net", "--map-root-user", "--"] + daemon
 
-    def start(self):
-        log = open(self.log_path, "wb")
-        self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                        preexec_fn=die_with_parent)
-        log.close()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the daemon (in a private network namespace) exited with {self.process.returncode}: {self.log()}")
-            try:
-                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-                    probe.connect(self.socket_path)
-                    return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"the daemon did not listen on {self.socket_path} within 30 s: {self.log()}")
-
     def path_status(self):
         """The daemon's path status (`unreachable` in its namespace), over the socket."""
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
@@ -240,24 +219,6 @@ class Daemon:
             while chunk := connection.recv(65536):
                 answer += chunk
         return json.loads(answer.partition(b"\r\n\r\n")[2]).get("status")
-
-    def stop(self):
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-    def log(self):
-        try:
-            with open(self.log_path, "rb") as file:
-                return file.read()[-2000:].decode("utf-8", "replace").strip()
-        except OSError:
-            return "(no log)"
 
 
 # The report.

@@ -54,7 +54,7 @@ extension JobQueue {
     func change(_ id: Int64, history: Bool, finish: Bool = false, note: String? = nil, _ body: (inout QueueJob) -> Void) -> QueueJob? {
         let now = Date()
         let clock = ContinuousClock.now
-        let outcome = state.withLock { state -> (QueueEntry, before: QueueJob)? in
+        return state.withLock { state -> QueueJob? in
             guard var entry = state.entries[id], !entry.job.state.isFinal else { return nil }
             let before = entry.job
             body(&entry.job)
@@ -70,13 +70,8 @@ extension JobQueue {
             // rows per path change, and the next start judges them afresh anyway.
             let sameCode = entry.job.state == before.state && entry.job.reason?.code == before.reason?.code
                 && entry.job.reason?.until == before.reason?.until
-            let wordsOnly = sameCode && !history && !finish && {
-                var unworded = entry.job
-                unworded.reason = before.reason
-                unworded.network = before.network
-                unworded.updatedAt = before.updatedAt
-                return unworded == before
-            }()
+            let wordsOnly = sameCode && !history && !finish && entry.job.progress == before.progress && entry.job.result == before.result
+                && entry.job.attempts == before.attempts
             let progressOnly = !history && !finish && sameCode
             let due = entry.checkpointed.map { clock - $0 >= .seconds(1) } ?? true
             let complete = entry.job.progress.totalBytes.map { $0 == entry.job.progress.completedBytes } ?? false
@@ -96,15 +91,8 @@ extension JobQueue {
             }
             // Told under the lock too, so subscribers see one job's changes in order.
             for subscriber in state.subscribers.values { subscriber.yield(entry.job) }
-            return (entry, before)
+            return entry.job
         }
-        guard let (entry, before) = outcome else { return nil }
-        return entry.job
-    }
-
-    func publish(_ job: QueueJob) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.yield(job) }
     }
 
 

@@ -114,8 +114,11 @@ public final class JobQueue: Sendable {
             spec: try QueueStore.json(accepted.stored), hasSecrets: accepted.hasSecrets, state: .pending, reason: nil, at: now)
         guard let id = try await writer.commit(write) else { throw .storage("the database gave the new job no id") }
         let job = QueueJob(id: id, spec: accepted.stored, state: .pending, reason: nil, createdAt: now, updatedAt: now)
-        state.withLock { $0.entries[job.id] = QueueEntry(job: job, runSpec: accepted.spec) }
-        publish(job)
+        state.withLock { state in
+            state.entries[job.id] = QueueEntry(job: job, runSpec: accepted.spec)
+            // Under the lock, as every later change of the job is told.
+            for subscriber in state.subscribers.values { subscriber.yield(job) }
+        }
         schedule(job.id)
         return job
     }

@@ -91,7 +91,6 @@ public enum QueueTime {
     /// fractional seconds, `t`/`z` in lower case), strictly: a day past its month's end, an
     /// hour 24, an offset `+0000` or `+99:99`, digits other than ASCII are refused (nil).
     public static func parse(_ text: String) -> Date? {
-        if let date = UTCTimestamp.parse(text) { return date }
-        return RFC3339Time.secondsSince1970(text).map(Date.init(timeIntervalSince1970:))
+        RFC3339Time.secondsSince1970(text).map(Date.init(timeIntervalSince1970:))
     }
 }

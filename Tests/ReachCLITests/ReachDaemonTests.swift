@@ -175,17 +175,10 @@ struct ReachDaemonTests {
         _ = try await held.waitForJob(id) { reason($0) == "queuedForWifi" }
         #expect(held.stop() == 0)
 
-        // A port that is taken: a listening socket of this process on loopback.
-        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(taken) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, length) } }
-        #expect(bound == 0 && listen(taken, 1) == 0)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &length) } }
-        let port = UInt16(bigEndian: address.sin_port)
+        // A port that is taken: the test server's, on loopback.
+        let server = try await TestServer(root: held.files.path, log: held.files.path + "/requests.log", in: nil)
+        defer { server.stream.stop() }
+        let port = server.port
 
         let started = ContinuousClock.now
         let failed = try shell(

@@ -16,9 +16,7 @@ struct FullStateDirectoryTests {
     @Test(.enabled(if: canMount)) func acknowledgedChangesSurviveAndRefusedOnesNeverHappened() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let state = directory.path + "/state"
-        #expect(mkdir(state, 0o700) == 0)
-        try mount(state, size: "3m")
+        let state = try mountedState(in: directory)
         defer { _ = try? shell("umount -l '\(state)'") }
         let monitor = NetworkMonitor(source: FakeNetworkSource(), clock: ContinuousClock())
         let openQueue = { () throws -> JobQueue in
@@ -34,11 +32,7 @@ struct FullStateDirectoryTests {
         }
         // Fill every block the file system has left.
         let filler = state + "/filler"
-        let fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        #expect(fd >= 0)
-        let block = [UInt8](repeating: 0x5A, count: 4096)
-        while write(fd, block, block.count) == block.count {}
-        close(fd)
+        #expect(fill(filler))
 
         // Cancels and big adds until the store refuses; the WAL's spare room takes a few first.
         var cancelled: [Int64] = []
@@ -82,11 +76,8 @@ struct FullStateDirectoryTests {
     @Test(.enabled(if: canMount)) func aTransitionMadeWhileFullIsWrittenOnceSpaceIsBack() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let state = directory.path + "/state"
-        #expect(mkdir(state, 0o700) == 0)
-        try mount(state, size: "3m")
+        let state = try mountedState(in: directory)
         defer { _ = try? shell("umount -l '\(state)'") }
-        let monitor = NetworkMonitor(source: FakeNetworkSource(), clock: ContinuousClock())
         // Online (a wired uplink), so the command runs at once.
         let online = NetworkSnapshot(
             interfaces: [InterfaceFacts(name: "eth0", index: 2, flags: [.up, .lowerUp, .running], hardwareType: 1, kind: "veth")],
@@ -103,10 +94,7 @@ struct FullStateDirectoryTests {
         #expect(try queue.job(job.id).state == .running)
         // Full: the WAL's spare room is used up by refused adds first.
         let filler = state + "/filler"
-        let fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        let block = [UInt8](repeating: 0x5A, count: 4096)
-        while write(fd, block, block.count) == block.count {}
-        close(fd)
+        #expect(fill(filler))
         let big = String(repeating: "y", count: 48 * 1024)
         var refused = false
         for _ in 0..<40 where !refused {
@@ -126,9 +114,23 @@ struct FullStateDirectoryTests {
         await queue.shutdown()
     }
 
-    private func mount(_ path: String, size: String) throws {
-        let status = try shell("mount -t tmpfs -o size=\(size),mode=0700 tmpfs '\(path)'")
-        try #require(status == 0, "cannot mount a tmpfs on \(path) (needs root)")
+    /// `DIRECTORY/state` on a 3 MiB tmpfs of its own (the caller unmounts it).
+    private func mountedState(in directory: TemporaryDirectory) throws -> String {
+        let state = directory.path + "/state"
+        #expect(mkdir(state, 0o700) == 0)
+        let status = try shell("mount -t tmpfs -o size=3m,mode=0700 tmpfs '\(state)'")
+        try #require(status == 0, "cannot mount a tmpfs on \(state) (needs root)")
+        return state
+    }
+
+    /// Writes `path` until the file system is full; false if it cannot be created.
+    private func fill(_ path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        let block = [UInt8](repeating: 0x5A, count: 4096)
+        while write(fd, block, block.count) == block.count {}
+        close(fd)
+        return true
     }
 
     @discardableResult

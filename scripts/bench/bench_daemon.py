@@ -182,13 +182,14 @@ class Daemon:
         self.process = None
         cleanups.append(self.kill)
 
+    def argv(self):
+        return [self.binary, "daemon", "--state-dir", self.state, "--socket", self.socket, *self.extra]
+
     def start(self, timeout=30):
         """Starts it; returns the seconds until GET /v1/path answered."""
         started = time.monotonic()
         with open(self.log, "a") as log:
-            self.process = subprocess.Popen(
-                [self.binary, "daemon", "--state-dir", self.state, "--socket", self.socket, *self.extra],
-                stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+            self.process = subprocess.Popen(self.argv(), stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         deadline = started + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -115,32 +115,10 @@ def path_changes(pid, rounds=6, window=3.0):
 
 
 class NamespacedDaemon(base.Daemon):
-    """The daemon inside the scenario's namespace (`ip netns exec`)."""
+    """The daemon inside the scenario's namespace: `ip netns exec` execs it, so the pid is its own."""
 
-    def start(self, timeout=30):
-        with open(self.log, "a") as handle:
-            self.process = subprocess.Popen(
-                ["ip", "netns", "exec", NS, self.binary, "daemon", "--state-dir", self.state, "--socket", self.socket, *self.extra],
-                stdout=handle, stderr=handle, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the daemon exited with {self.process.returncode}; log: {self.tail()}")
-            try:
-                api = base.API(self.socket, timeout=2)
-                status, _ = api.call("GET", "/v1/path")
-                api.close()
-                if status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.01)
-        raise RuntimeError(f"the daemon did not answer; log: {self.tail()}")
-
-    @property
-    def pid(self):
-        # `ip netns exec` execs the daemon: the same process.
-        return self.process.pid
+    def argv(self):
+        return ["ip", "netns", "exec", NS, *super().argv()]
 
 
 def scale_scenario(args, work):
