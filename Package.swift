@@ -169,6 +169,7 @@ let package = Package(
             dependencies: [
                 "Reachability",
                 "ReachabilityCore",
+                "ReachabilityTransfers",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

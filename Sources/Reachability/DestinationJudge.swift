@@ -13,12 +13,14 @@ import Synchronization
 /// record lifetime; a caching resolver below it applies the real one), and again as soon as the
 /// default path moves to another interface (another network may answer differently).
 final class DestinationJudge: Sendable {
-    typealias Continuation = AsyncThrowingStream<TransferNetwork, any Error>.Continuation
+    /// Where a subscriber's networks go: each new one, then the source's end (an error, or
+    /// `CancellationError` when the monitor stops). Called off the caller's task, in order.
+    typealias Delivery = @Sendable (Result<TransferNetwork, any Error>) -> Void
 
     static let nameLifetime: Duration = .seconds(60)
 
     private struct Host {
-        var subscribers: [UInt64: Continuation] = [:]
+        var subscribers: [UInt64: Delivery] = [:]
         var last: TransferNetwork?
         var addresses: [String]?
         var resolvedAt: ContinuousClock.Instant?
@@ -45,15 +47,33 @@ final class DestinationJudge: Sendable {
     /// The network to `host` now, then after each change that changes it.
     func subscribe(_ host: String) -> AsyncThrowingStream<TransferNetwork, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: TransferNetwork.self, bufferingPolicy: .bufferingNewest(1))
+        let subscription = subscribe(host) { result in
+            switch result {
+            case .success(let network): continuation.yield(network)
+            case .failure(let error): continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in subscription.cancel() }
+        return stream
+    }
+
+    /// The network to `host` now, then after each change that changes it, handed to `deliver`
+    /// directly: a gate with thousands of waiting jobs needs no stream and no task per job to
+    /// hear of a change. Ends with ``Subscription/cancel()``.
+    func subscribe(_ host: String, deliver: @escaping Delivery) -> Subscription {
         let (id, needsFeeder, last) = state.withLock { state -> (UInt64, Bool, TransferNetwork?) in
             state.nextID += 1
-            state.hosts[host, default: Host()].subscribers[state.nextID] = continuation
+            state.hosts[host, default: Host()].subscribers[state.nextID] = deliver
             return (state.nextID, state.feeder == nil, state.hosts[host]?.last)
         }
-        continuation.onTermination = { [weak self] _ in self?.unsubscribe(host, id) }
-        if let last { continuation.yield(last) }
+        if let last { deliver(.success(last)) }
         if needsFeeder { startFeeder() } else if last == nil { changed() }
-        return stream
+        return Subscription { [weak self] in self?.unsubscribe(host, id) }
+    }
+
+    /// Ends one subscription; later calls do nothing.
+    struct Subscription: Sendable {
+        let cancel: @Sendable () -> Void
     }
 
     /// The kernel's state changed (a snapshot, or a new path): schedules a round.
@@ -115,11 +135,11 @@ final class DestinationJudge: Sendable {
     }
 
     private func fail(_ error: any Error) {
-        let subscribers = state.withLock { state -> [Continuation] in
+        let subscribers = state.withLock { state -> [Delivery] in
             defer { state.hosts = [:] }
             return state.hosts.values.flatMap { $0.subscribers.values }
         }
-        for subscriber in subscribers { subscriber.finish(throwing: error) }
+        for subscriber in subscribers { subscriber(.failure(error)) }
     }
 
     // MARK: Rounds (on the queue)
@@ -180,8 +200,8 @@ final class DestinationJudge: Sendable {
             let hostRoutes = routes.filter { mine.contains($0.destination) }
             judged[host] = NetworkMonitor.withConnectivity(TransferNetwork(routes: hostRoutes), routes: hostRoutes, path: path)
         }
-        let deliveries = state.withLock { state -> [(Continuation, TransferNetwork)] in
-            var deliveries: [(Continuation, TransferNetwork)] = []
+        let deliveries = state.withLock { state -> [(Delivery, TransferNetwork)] in
+            var deliveries: [(Delivery, TransferNetwork)] = []
             for (host, network) in judged {
                 guard var entry = state.hosts[host] else { continue }
                 if resolvedNow.contains(host) {
@@ -196,6 +216,6 @@ final class DestinationJudge: Sendable {
             }
             return deliveries
         }
-        for (subscriber, network) in deliveries { subscriber.yield(network) }
+        for (subscriber, network) in deliveries { subscriber(.success(network)) }
     }
 }

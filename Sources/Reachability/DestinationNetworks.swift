@@ -17,8 +17,16 @@ extension NetworkMonitor {
     /// Every stream for one host shares one judgement per change (``DestinationJudge``): a
     /// thousand jobs waiting on one server cost one route lookup per change, not a thousand.
     public func networks(to host: String) -> AsyncThrowingStream<TransferNetwork, any Error> {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return destinationJudge.subscribe(bare)
+        destinationJudge.subscribe(Self.bareHost(host))
+    }
+
+    /// ``networks(to:)`` handed to `deliver` as they come, without a stream or a task.
+    func watchNetworks(to host: String, deliver: @escaping DestinationJudge.Delivery) -> DestinationJudge.Subscription {
+        destinationJudge.subscribe(Self.bareHost(host), deliver: deliver)
+    }
+
+    private static func bareHost(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     /// Traffic through a gateway needs the Internet: it carries what validation found on the

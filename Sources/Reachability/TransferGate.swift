@@ -58,19 +58,31 @@ public final class TransferGate: Sendable {
 
     /// The networks the work is judged by: the route to ``destination``, or the default path's.
     func networks() -> AsyncThrowingStream<TransferNetwork, any Error> {
-        if let destination { return monitor.networks(to: destination) }
-        let paths = monitor.paths
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await path in paths { continuation.yield(TransferNetwork(path: path)) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: TransferNetwork.self)
+        let watch = watchNetworks { result in
+            switch result {
+            case .success(let network): continuation.yield(network)
+            case .failure(let error): continuation.finish(throwing: error)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
+        continuation.onTermination = { _ in watch.cancel() }
+        return stream
+    }
+
+    /// ``networks()`` handed to `deliver` as they come: for a destination straight from the
+    /// monitor's judge, so thousands of waiting drivers cost no stream or task each.
+    func watchNetworks(_ deliver: @escaping DestinationJudge.Delivery) -> DestinationJudge.Subscription {
+        if let destination { return monitor.watchNetworks(to: destination, deliver: deliver) }
+        let paths = monitor.paths
+        let task = Task {
+            do {
+                for try await path in paths { deliver(.success(TransferNetwork(path: path))) }
+                deliver(.failure(CancellationError()))
+            } catch {
+                deliver(.failure(error))
+            }
+        }
+        return DestinationJudge.Subscription { task.cancel() }
     }
 
     /// Suspends until the network allows `transfer`; returns that network.
@@ -145,184 +157,8 @@ public final class TransferGate: Sendable {
         }
     }
 
-    fileprivate func now() -> Duration { elapsed() }
-    fileprivate func sleep(until offset: Duration) async throws { try await sleepUntil(offset) }
-}
-
-/// One ``TransferGate/drive(_:_:onEvent:)``: feeds networks, timer ticks and re-judgements
-/// through ``TransferGateState`` and starts and stops the executor as it says. Used from the
-/// calling task only; the tasks it starts talk back through `inputs`.
-private final class GateDriver<E: GatedExecutor> {
-    private enum Input: Sendable {
-        case network(TransferNetwork)
-        case tick
-        case rejudge(Transfer, reply: @Sendable (Bool) -> Void)
-        case finished(generation: Int, Result<E.Output, any Error>)
-        case networksEnded((any Error)?)
-    }
-
-    private let gate: TransferGate
-    private let executor: E
-    private let onEvent: @Sendable (TransferGate.Event) -> Void
-    private let inputs: AsyncStream<Input>
-    private let feed: AsyncStream<Input>.Continuation
-    private var state: TransferGateState
-    private var watcher: Task<Void, Never>?
-    private var timer: Task<Void, Never>?
-    private var latest: TransferNetwork?
-    /// The run the executor is on; a report from any other is stale.
-    private var generation = 0
-    /// The network the current run was started on.
-    private var runNetwork: TransferNetwork?
-    private var isRunning = false
-    private var everStarted = false
-    private var lastReason: TransferWaitReason?
-
-    init(gate: TransferGate, executor: E, transfer: Transfer, onEvent: @escaping @Sendable (TransferGate.Event) -> Void) {
-        self.gate = gate
-        self.executor = executor
-        self.onEvent = onEvent
-        (inputs, feed) = AsyncStream.makeStream(of: Input.self)
-        state = TransferGateState(policy: gate.policy, transfer: transfer)
-    }
-
-    func drive() async throws -> E.Output {
-        let networks = gate.networks()
-        let feed = self.feed
-        watcher = Task {
-            do {
-                for try await network in networks { feed.yield(.network(network)) }
-                feed.yield(.networksEnded(nil))
-            } catch {
-                feed.yield(.networksEnded(error))
-            }
-        }
-        for await input in inputs {
-            switch input {
-            case .network(let network):
-                latest = network
-                state.transfer = executor.transfer(updating: state.transfer)
-                let action = state.update(network: network, now: gate.now())
-                if action == .run, isRunning, executor.restartsWhenNetworkMoves, let running = runNetwork, !network.carriesTrafficLike(running) {
-                    await move(to: network)
-                } else {
-                    await apply(action)
-                }
-            case .tick:
-                state.transfer = executor.transfer(updating: state.transfer)
-                if let latest { await apply(state.update(network: latest, now: gate.now())) }
-            case .rejudge(let transfer, let reply):
-                state.transfer = transfer
-                guard let latest else {
-                    reply(true)
-                    continue
-                }
-                let action = state.update(network: latest, now: gate.now())
-                if case .pause(let reason) = action, isRunning {
-                    // Marked stopped before the reply, so the body's exit is not taken as its result.
-                    markStopped()
-                    reply(false)
-                    await finishStop(reason)
-                } else {
-                    reply(action == .run)
-                    await apply(action)
-                }
-            case .finished(let finishedGeneration, let result):
-                // A run the gate stopped may report late; only the current run counts.
-                guard finishedGeneration == generation, isRunning else { continue }
-                isRunning = false
-                return try result.get()
-            case .networksEnded(let error):
-                throw error ?? CancellationError()
-            }
-        }
-        throw CancellationError()
-    }
-
-    /// Shuts the executor down and waits for it and the network watcher to end.
-    func shutDown() async {
-        feed.finish()
-        timer?.cancel()
-        watcher?.cancel()
-        await executor.shutDown()
-        await watcher?.value
-    }
-
-    private func apply(_ action: TransferGateState.Action) async {
-        switch action {
-        case .run:
-            cancelTimer()
-            lastReason = nil
-            guard !isRunning, let latest else { return }
-            await start(on: latest)
-        case .pause(let reason):
-            if isRunning {
-                markStopped()
-                await finishStop(reason)
-            } else {
-                cancelTimer()
-                if reason != lastReason { onEvent(.waiting(reason)) }
-                lastReason = reason
-            }
-        case .waitUntil(let deadline, let reason):
-            if reason.code != lastReason?.code { onEvent(.waiting(reason)) }
-            lastReason = reason
-            cancelTimer()
-            let (gate, feed) = (self.gate, self.feed)
-            timer = Task {
-                do { try await gate.sleep(until: deadline) } catch { return }
-                feed.yield(.tick)
-            }
-        }
-    }
-
-    /// The run's traffic moved to `network`, which allows it too: the run stops and starts
-    /// again there at once, judged with what it still has to move, so the new network's
-    /// limits hold and its bytes are counted against it (a download resumes with `Range`).
-    private func move(to network: TransferNetwork) async {
-        markStopped()
-        cancelTimer()
-        await executor.stop(.noNetwork)
-        state.transfer = executor.transfer(updating: state.transfer)
-        await start(on: network)
-    }
-
-    private func start(on network: TransferNetwork) async {
-        generation += 1
-        isRunning = true
-        runNetwork = network
-        let current = generation
-        onEvent(everStarted ? .resumed : .started)
-        everStarted = true
-        let feed = self.feed
-        let transfer = state.transfer
-        let run = GateRun(
-            network: network, transfer: transfer, byteBudget: gate.policy.byteBudget(on: network, for: transfer),
-            rejudgement: { transfer in
-                await withCheckedContinuation { continuation in
-                    let sent = feed.yield(.rejudge(transfer, reply: { continuation.resume(returning: $0) }))
-                    if case .terminated = sent { continuation.resume(returning: false) }
-                }
-            }
-        )
-        await executor.start(run) { result in feed.yield(.finished(generation: current, result)) }
-    }
-
-    /// Makes any later report of the current run stale.
-    private func markStopped() {
-        isRunning = false
-        generation += 1
-    }
-
-    private func finishStop(_ reason: TransferWaitReason) async {
-        cancelTimer()
-        await executor.stop(reason)
-        onEvent(.paused(reason))
-        lastReason = reason
-    }
-
-    private func cancelTimer() {
-        timer?.cancel()
-        timer = nil
-    }
+    /// The gate clock's time since the gate was made.
+    func now() -> Duration { elapsed() }
+    /// Sleeps until the gate clock reads `offset`.
+    func sleep(until offset: Duration) async throws { try await sleepUntil(offset) }
 }

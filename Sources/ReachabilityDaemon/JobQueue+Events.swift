@@ -13,14 +13,17 @@ extension JobQueue {
         let id = event.id.rawValue
         // Only what is needed is read under the lock: copying whole entries showed in profiles
         // of 10,000 waiting jobs re-judged at once.
-        struct Seen { var policy: TransferPolicy, kind: QueueJobKind, engineTransferred: Int64, transferredBase: Int64, state: QueueJobState, code: String? }
+        struct Seen { var policy: TransferPolicy, kind: QueueJobKind, engineTransferred: Int64, transferredBase: Int64, state: JobStatus, code: String? }
         guard let entry = state.withLock({ state -> Seen? in
-            guard let entry = state.entries[id], entry.inEngine, let spec = entry.runSpec else { return nil }
-            return Seen(
-                policy: spec.policy, kind: spec.kind, engineTransferred: entry.engineTransferred, transferredBase: entry.transferredBase,
-                state: entry.job.state, code: entry.job.reason?.code)
+            guard let index = state.entries.index(forKey: id) else { return nil }
+            return inPlace(&state.entries.values[index]) { entry -> Seen? in
+                guard entry.inEngine, let policy = entry.runSpec?.policy, let kind = entry.runSpec?.kind else { return nil }
+                return Seen(
+                    policy: policy, kind: kind, engineTransferred: entry.engineTransferred, transferredBase: entry.transferredBase,
+                    state: entry.job.state, code: entry.job.reason?.code)
+            }
         }) else { return }
-        let (queueState, reason) = QueueStatus.from(event.state, policy: entry.policy, now: Date())
+        let (queueState, reason) = event.state.status(under: entry.policy, now: Date())
         let moved = max(0, event.progress.transferredBytes - entry.engineTransferred)
         if moved > 0, let network = event.network {
             observer?.transferred(moved, direction: entry.kind == .upload ? "upload" : "download", networkType: network.status.rawValue)
@@ -43,8 +46,11 @@ extension JobQueue {
         }
         if queueState.isFinal && entry.kind == .command { children.forget(job: id) }
         state.withLock { state in
-            state.entries[id]?.engineTransferred = event.progress.transferredBytes
-            if queueState.isFinal { state.entries[id]?.inEngine = false }
+            guard let index = state.entries.index(forKey: id) else { return }
+            inPlace(&state.entries.values[index]) { entry in
+                entry.engineTransferred = event.progress.transferredBytes
+                if queueState.isFinal { entry.inEngine = false }
+            }
         }
     }
 
@@ -55,46 +61,57 @@ extension JobQueue {
         let now = Date()
         let clock = ContinuousClock.now
         return state.withLock { state -> QueueJob? in
-            guard var entry = state.entries[id], !entry.job.state.isFinal else { return nil }
-            let before = entry.job
-            body(&entry.job)
-            guard entry.job != before else { return nil }
-            entry.job.updatedAt = now
-            if finish { entry.job.finishedAt = now }
-            entry.version += 1
-            entry.encoded = nil
-            entry.encodedSummary = nil
-            // Only progress is throttled: a new state or reason is always written. A reason whose
-            // words alone changed (a waiting job's path moved from cellular to Wi-Fi: still
-            // `queuedForWired`) is not written at all: 10,000 waiting jobs must not cost 10,000
-            // rows per path change, and the next start judges them afresh anyway.
-            let sameCode = entry.job.state == before.state && entry.job.reason?.code == before.reason?.code
-                && entry.job.reason?.until == before.reason?.until
-            let wordsOnly = sameCode && !history && !finish && entry.job.progress == before.progress && entry.job.result == before.result
-                && entry.job.attempts == before.attempts
-            let progressOnly = !history && !finish && sameCode
-            let due = entry.checkpointed.map { clock - $0 >= .seconds(1) } ?? true
-            let complete = entry.job.progress.totalBytes.map { $0 == entry.job.progress.completedBytes } ?? false
-            let write = !wordsOnly && (!progressOnly || due || complete)
-            if write { entry.checkpointed = clock }
-            if before.state == .paused && (entry.job.state != .paused || entry.job.reason?.code != before.reason?.code) {
-                if let since = entry.pausedSince { observer?.pausedTime(Double((clock - since) / .milliseconds(1)) / 1000, reason: before.reason?.code ?? "unknown") }
-                entry.pausedSince = nil
-            }
-            if entry.job.state == .paused && entry.pausedSince == nil { entry.pausedSince = clock }
-            if finish { entry.task = nil }
-            state.entries[id] = entry
-            // Queued under the lock, so the store receives one job's changes in the order made.
-            if write {
-                let line = history ? QueueStore.HistoryEntry(at: now, state: entry.job.state.rawValue, reason: note ?? entry.job.reason?.message) : nil
-                writer.enqueue(.save(entry.job, history: line))
-            }
-            // Told under the lock too, so subscribers see one job's changes in order.
-            for subscriber in state.subscribers.values { subscriber.yield(entry.job) }
-            return entry.job
+            // Changed in place through the index: copying a whole entry out and back showed in
+            // profiles of 10,000 waiting jobs re-judged at once.
+            guard let index = state.entries.index(forKey: id), !state.entries.values[index].job.state.isFinal else { return nil }
+            let subscribers = state.subscribers
+            return changeEntry(
+                &state.entries.values[index], subscribers: subscribers.values, now: now, clock: clock, history: history, finish: finish,
+                note: note, body)
         }
     }
 
+    /// ``change(_:history:finish:note:_:)`` on the entry itself, under the queue's lock.
+    private func changeEntry(
+        _ entry: inout QueueEntry, subscribers: some Sequence<AsyncStream<QueueJob>.Continuation>, now: Date,
+        clock: ContinuousClock.Instant, history: Bool, finish: Bool, note: String?, _ body: (inout QueueJob) -> Void
+    ) -> QueueJob? {
+        let before = entry.job
+        body(&entry.job)
+        guard entry.job != before else { return nil }
+        entry.job.updatedAt = now
+        if finish { entry.job.finishedAt = now }
+        entry.version += 1
+        entry.encoded = nil
+        entry.encodedSummary = nil
+        // Only progress is throttled: a new state or reason is always written. A reason whose
+        // words alone changed (a waiting job's path moved from cellular to Wi-Fi: still
+        // `queuedForWired`) is not written at all: 10,000 waiting jobs must not cost 10,000
+        // rows per path change, and the next start judges them afresh anyway.
+        let sameCode = entry.job.state == before.state && entry.job.reason?.code == before.reason?.code
+            && entry.job.reason?.until == before.reason?.until
+        let wordsOnly = sameCode && !history && !finish && entry.job.progress == before.progress && entry.job.result == before.result
+            && entry.job.attempts == before.attempts
+        let progressOnly = !history && !finish && sameCode
+        let due = entry.checkpointed.map { clock - $0 >= .seconds(1) } ?? true
+        let complete = entry.job.progress.totalBytes.map { $0 == entry.job.progress.completedBytes } ?? false
+        let write = !wordsOnly && (!progressOnly || due || complete)
+        if write { entry.checkpointed = clock }
+        if before.state == .paused && (entry.job.state != .paused || entry.job.reason?.code != before.reason?.code) {
+            if let since = entry.pausedSince { observer?.pausedTime(Double((clock - since) / .milliseconds(1)) / 1000, reason: before.reason?.code ?? "unknown") }
+            entry.pausedSince = nil
+        }
+        if entry.job.state == .paused && entry.pausedSince == nil { entry.pausedSince = clock }
+        if finish { entry.task = nil }
+        // Queued under the lock, so the store receives one job's changes in the order made.
+        if write {
+            let line = history ? QueueStore.HistoryEntry(at: now, state: entry.job.state.rawValue, reason: note ?? entry.job.reason?.message) : nil
+            writer.enqueue(.save(entry.job, history: line))
+        }
+        // Told under the lock too, so subscribers see one job's changes in order.
+        for subscriber in subscribers { subscriber.yield(entry.job) }
+        return entry.job
+    }
 
     /// One line for `systemctl status` (`STATUS=`): jobs per state, and the most common reason
     /// paused jobs wait for.

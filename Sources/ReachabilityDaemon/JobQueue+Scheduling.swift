@@ -17,7 +17,7 @@ extension JobQueue {
         state.withLock { $0.entries[id] = entry }
         guard !stored.job.state.isFinal else { return }
         if stored.hasSecrets {
-            fail(id, QueueReason(code: "credentialsLost", message: "its credentials were kept in memory only (never on disk) and the daemon restarted: add the job again"))
+            fail(id, JobReason(code: "credentialsLost", message: "its credentials were kept in memory only (never on disk) and the daemon restarted: add the job again"))
             return
         }
         if entry.isUserPaused { return }
@@ -61,7 +61,7 @@ extension JobQueue {
     /// Hands the job to the engine: downloads, uploads and commands alike.
     private func submit(_ id: Int64, spec: QueueJobSpec, restored: Bool) {
         guard let transfer = spec.kind == .command ? commandJob(id, spec: spec) : spec.transferJob(uploadStateDirectory: uploadStateDirectory) else {
-            fail(id, QueueReason(code: "invalidJob", message: "the job has no \(spec.kind) payload"))
+            fail(id, JobReason(code: "invalidJob", message: "the job has no \(spec.kind) payload"))
             return
         }
         if restored, let adopted = adoptFinishedDownload(id, spec: spec) {
@@ -85,7 +85,7 @@ extension JobQueue {
             try engine.submit(transfer, id: JobID(id))
         } catch {
             state.withLock { $0.entries[id]?.inEngine = false }
-            fail(id, QueueReason(code: error.kind.description, message: error.description))
+            fail(id, JobReason(code: error.kind.description, message: error.description))
         }
     }
 
@@ -117,7 +117,7 @@ extension JobQueue {
         do {
             try StateDirectory.makePrivateSubdirectory(commandLogDirectory)
         } catch {
-            fail(id, QueueReason(code: "io", message: error.message))
+            fail(id, JobReason(code: "io", message: error.message))
             return nil
         }
         let options = CommandExecutor.Options(
@@ -136,7 +136,7 @@ extension JobQueue {
         return .command(request, policy: spec.policy, priority: spec.priority ?? .normal)
     }
 
-    func fail(_ id: Int64, _ reason: QueueReason) {
+    func fail(_ id: Int64, _ reason: JobReason) {
         _ = change(id, history: true, finish: true) { job in
             job.state = .failed
             job.reason = reason

@@ -124,7 +124,7 @@ public final class JobQueue: Sendable {
     }
 
     /// Every job, oldest first; with `states`, only those.
-    public func list(states: Set<QueueJobState>? = nil) -> [QueueJob] {
+    public func list(states: Set<JobStatus>? = nil) -> [QueueJob] {
         let jobs = state.withLock { state in state.entries.values.map(\.job) }
         return jobs.filter { states?.contains($0.state) ?? true }.sorted { $0.id < $1.id }
     }
@@ -132,7 +132,7 @@ public final class JobQueue: Sendable {
     /// ``list(states:)`` as the JSON of a ``QueueJobList`` (or, for the summary view, of a
     /// ``QueueJobSummaryList``). Each job's JSON is kept until it changes, so listing 1,000 idle
     /// jobs encodes none of them again.
-    public func listJSON(states: Set<QueueJobState>? = nil, view: QueueListView = .full) -> [UInt8] {
+    public func listJSON(states: Set<JobStatus>? = nil, view: QueueListView = .full) -> [UInt8] {
         if view == .summary { return listJSON(states: states, cache: \.encodedSummary) { try QueueJSON.encode($0.summary) } }
         return listJSON(states: states, cache: \.encoded) { try QueueJSON.encode($0) }
     }
@@ -140,7 +140,7 @@ public final class JobQueue: Sendable {
     /// The list, each job encoded by `encode` or taken from its entry's `cache`. Under the lock
     /// only small items are gathered (an id and the cached bytes, or the job to encode).
     private func listJSON(
-        states: Set<QueueJobState>?, cache: WritableKeyPath<QueueEntry, [UInt8]?>, encode: (QueueJob) throws -> Data
+        states: Set<JobStatus>?, cache: WritableKeyPath<QueueEntry, [UInt8]?>, encode: (QueueJob) throws -> Data
     ) -> [UInt8] {
         enum Item { case cached([UInt8]), fresh(QueueJob, version: Int) }
         var items = state.withLock { state -> [(id: Int64, item: Item)] in
@@ -216,9 +216,9 @@ public final class JobQueue: Sendable {
     }
 
     /// Jobs per state, every state present.
-    public func counts() -> [QueueJobState: Int] {
+    public func counts() -> [JobStatus: Int] {
         state.withLock { state in
-            var counts = Dictionary(uniqueKeysWithValues: QueueJobState.all.map { ($0, 0) })
+            var counts = Dictionary(uniqueKeysWithValues: JobStatus.all.map { ($0, 0) })
             for entry in state.entries.values { counts[entry.job.state, default: 0] += 1 }
             return counts
         }

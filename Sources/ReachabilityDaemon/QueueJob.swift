@@ -1,4 +1,5 @@
 public import Foundation
+public import ReachabilityTransfers
 
 /// A job in the daemon's queue, as `GET /v1/jobs/{id}` returns it and the event stream
 /// carries it.
@@ -8,9 +9,9 @@ public struct QueueJob: Codable, Sendable, Hashable, Identifiable {
     /// What was submitted, with credentials shown as `***`.
     public var spec: QueueJobSpec
     /// Where the job stands.
-    public var state: QueueJobState
+    public var state: JobStatus
     /// Why it is paused or failed; nil otherwise.
-    public var reason: QueueReason?
+    public var reason: JobReason?
     /// Bytes done and moved.
     public var progress: QueueProgress
     /// The network it runs on, while it runs (`wifi via wlan0`).
@@ -28,7 +29,7 @@ public struct QueueJob: Codable, Sendable, Hashable, Identifiable {
 
     /// A job given field by field.
     public init(
-        id: Int64, spec: QueueJobSpec, state: QueueJobState, reason: QueueReason? = nil, progress: QueueProgress = QueueProgress(),
+        id: Int64, spec: QueueJobSpec, state: JobStatus, reason: JobReason? = nil, progress: QueueProgress = QueueProgress(),
         network: String? = nil, attempts: Int = 0, result: QueueResult? = nil, createdAt: Date, updatedAt: Date, finishedAt: Date? = nil
     ) {
         self.id = id
@@ -43,57 +44,6 @@ public struct QueueJob: Codable, Sendable, Hashable, Identifiable {
         self.updatedAt = updatedAt
         self.finishedAt = finishedAt
     }
-}
-
-/// A queued job's state, as Android DownloadManager's status. A struct, so states can be added.
-public struct QueueJobState: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
-    /// The JSON token.
-    public let rawValue: String
-    /// A state from its JSON token.
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Accepted, waiting for its turn (a free slot) or its first judgement.
-    public static let pending = QueueJobState(rawValue: "pending")
-    /// Moving bytes, or its command is running.
-    public static let running = QueueJobState(rawValue: "running")
-    /// Not running, for the job's ``QueueReason``: the network, a retry, its start time, the user.
-    public static let paused = QueueJobState(rawValue: "paused")
-    /// Done.
-    public static let succeeded = QueueJobState(rawValue: "succeeded")
-    /// Given up; the reason says why.
-    public static let failed = QueueJobState(rawValue: "failed")
-    /// Stopped for good by the user.
-    public static let cancelled = QueueJobState(rawValue: "cancelled")
-
-    /// Every state, in the order `list` groups them.
-    public static let all: [QueueJobState] = [.pending, .running, .paused, .succeeded, .failed, .cancelled]
-
-    /// Succeeded, failed or cancelled: the job never runs again.
-    public var isFinal: Bool { self == .succeeded || self == .failed || self == .cancelled }
-
-    public var description: String { rawValue }
-}
-
-/// Why a job is paused or failed: a stable code, words for people, and the time it waits for.
-public struct QueueReason: Codable, Sendable, Hashable, CustomStringConvertible {
-    /// A stable token: `waitingForNetwork`, `queuedForUnmetered`, `queuedForWifi`,
-    /// `queuedForWired`, `overCellularLimit`, `overMeteredLimit`, `settling`, `waitingToRetry`,
-    /// `notBefore`, `pausedByUser`; for a failure, the error's kind (`httpStatus(404)`, …) or
-    /// `exitStatus`, `credentialsLost`, `invalidJob`.
-    public var code: String
-    /// The reason in words, naming the predicate that fails and its input.
-    public var message: String
-    /// For `waitingToRetry` and `notBefore`: when the job runs again.
-    public var until: Date?
-
-    /// A reason given field by field.
-    public init(code: String, message: String, until: Date? = nil) {
-        self.code = code
-        self.message = message
-        self.until = until
-    }
-
-    public var description: String { message }
 }
 
 /// A queued job's bytes.

@@ -1,4 +1,5 @@
 public import Foundation
+public import ReachabilityTransfers
 
 /// A job as `GET /v1/jobs?view=summary` lists it: what a table of jobs shows, and no more.
 ///
@@ -10,11 +11,11 @@ public struct QueueJobSummary: Codable, Sendable, Hashable, Identifiable {
     /// `download`, `upload` or `command`.
     public var kind: QueueJobKind
     /// Where the job stands.
-    public var state: QueueJobState
+    public var state: JobStatus
     /// What the job does, in words: `get URL → PATH`, `upload FILE → URL`, `run CMD ARGS`.
     public var title: String
     /// Why it is paused or failed; nil otherwise.
-    public var reason: QueueReason?
+    public var reason: JobReason?
     /// Bytes done and moved.
     public var progress: QueueProgress
     /// The network it runs on, while it runs.
@@ -22,7 +23,7 @@ public struct QueueJobSummary: Codable, Sendable, Hashable, Identifiable {
 
     /// A summary given field by field.
     public init(
-        id: Int64, kind: QueueJobKind, state: QueueJobState, title: String, reason: QueueReason? = nil,
+        id: Int64, kind: QueueJobKind, state: JobStatus, title: String, reason: JobReason? = nil,
         progress: QueueProgress = QueueProgress(), network: String? = nil
     ) {
         self.id = id

@@ -1,3 +1,4 @@
+import ReachabilityTransfers
 import Foundation
 import GRDB
 import Glibc
@@ -79,7 +80,7 @@ final class QueueStore: Sendable {
     /// for a reason that retrying would not fix).
     enum Write: Sendable {
         /// A new job; its id comes back from ``write(_:)``.
-        case insert(spec: String, hasSecrets: Bool, state: QueueJobState, reason: QueueReason?, at: Date)
+        case insert(spec: String, hasSecrets: Bool, state: JobStatus, reason: JobReason?, at: Date)
         /// The job's state, reason, progress and result, with a history row when one is given.
         case save(QueueJob, result: String?, history: HistoryEntry?)
 
@@ -113,7 +114,7 @@ final class QueueStore: Sendable {
         }
     }
 
-    private static func insert(_ db: Database, spec: String, hasSecrets: Bool, state: QueueJobState, reason: QueueReason?, at: Date) throws -> Int64 {
+    private static func insert(_ db: Database, spec: String, hasSecrets: Bool, state: JobStatus, reason: JobReason?, at: Date) throws -> Int64 {
         try db.execute(
             sql: """
                 INSERT INTO job (spec, hasSecrets, state, reasonCode, reasonMessage, reasonUntil, createdAt, updatedAt)
@@ -175,14 +176,14 @@ final class QueueStore: Sendable {
         let reasonCode: String? = row["reasonCode"]
         let until: Double? = row["reasonUntil"]
         let finished: Double? = row["finishedAt"]
-        let state = QueueJobState(rawValue: row["state"])
-        guard QueueJobState.all.contains(state) else {
+        let state = JobStatus(rawValue: row["state"])
+        guard JobStatus.all.contains(state) else {
             throw QueueError.storage(
                 "job \(row["id"] as Int64) is in state '\(state.rawValue.prefix(40))', which this version does not know (a newer version wrote it): refusing to run the queue")
         }
         let job = QueueJob(
             id: row["id"], spec: spec, state: state,
-            reason: reasonCode.map { QueueReason(code: $0, message: row["reasonMessage"] ?? $0, until: until.map(Date.init(timeIntervalSince1970:))) },
+            reason: reasonCode.map { JobReason(code: $0, message: row["reasonMessage"] ?? $0, until: until.map(Date.init(timeIntervalSince1970:))) },
             progress: QueueProgress(completedBytes: row["completedBytes"], totalBytes: row["totalBytes"], transferredBytes: row["transferredBytes"]),
             attempts: row["attempts"],
             result: try resultText.map { try QueueJSON.decode(QueueResult.self, from: Data($0.utf8)) },

@@ -1,3 +1,4 @@
+import ReachabilityTransfers
 /// Waits until jobs finish: `reach queue wait`.
 public struct QueueWaiter: Sendable {
     /// How the wait ended.

@@ -1,3 +1,4 @@
+import ReachabilityTransfers
 import Foundation
 import Logging
 public import Reachability

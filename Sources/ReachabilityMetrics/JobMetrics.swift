@@ -1,11 +1,12 @@
 import CoreMetrics
+import ReachabilityTransfers
 
 /// `reach_jobs{state}`: the queue's jobs by state. The six states of the daemon's queue are
 /// always present (0 when empty), so a dashboard never sees a series vanish; a state name
 /// outside them is shown too once given, and falls to 0 when a later count leaves it out.
 struct JobMetrics {
-    /// The daemon's job states, always present.
-    static let states = ["pending", "running", "paused", "succeeded", "failed", "cancelled"]
+    /// The job states (``JobStatus/all``), always present.
+    static let states = JobStatus.all.map(\.rawValue)
 
     private let factory: any MetricsFactory
     private var gauges: [String: Gauge] = [:]

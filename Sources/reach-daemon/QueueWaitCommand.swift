@@ -1,3 +1,4 @@
+import ReachabilityTransfers
 import ArgumentParser
 import Foundation
 import ReachCommands

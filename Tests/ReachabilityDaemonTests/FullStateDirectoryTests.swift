@@ -1,3 +1,4 @@
+import ReachabilityTransfers
 import Foundation
 import Glibc
 import Reachability

@@ -1,3 +1,4 @@
+import ReachabilityTransfers
 import Foundation
 import Reachability
 import ReachabilityCore

@@ -6,34 +6,6 @@ import Testing
 
 @Suite("Queue states and job acceptance")
 struct QueueDecisionTests {
-    /// Engine states in DownloadManager's words, with the predicate that fails.
-    @Test(arguments: [
-        (JobState.queued, TransferPolicy.any, "pending", nil),
-        (.running, .any, "running", nil),
-        (.waiting(.noNetwork), .any, "paused", "waitingForNetwork"),
-        (.waiting(.cellularNotAllowed), .unmetered, "paused", "queuedForUnmetered"),
-        (.waiting(.expensiveNotAllowed), .unmetered, "paused", "queuedForUnmetered"),
-        (.waiting(.typeNotAllowed(.cellular)), .wifiOnly, "paused", "queuedForWifi"),
-        (.waiting(.typeNotAllowed(.wifi)), .wiredOnly, "paused", "queuedForWired"),
-        (.waiting(.overCellularSizeLimit(limit: 1000)), .any, "paused", "overCellularLimit"),
-        (.waiting(.settling(remaining: .seconds(3))), .any, "paused", "settling"),
-        (.waiting(.captivePortal(url: "http://10.9.0.2/login")), .any, "paused", "captivePortal"),
-        (.waiting(.noInternet), .unmetered, "paused", "waitingForInternet"),
-        (.waiting(.checkingInternet), .any, "paused", "checkingInternet"),
-        (.paused(.byUser), .any, "paused", "pausedByUser"),
-        (.paused(.retrying(after: .seconds(30), cause: "HTTP 503")), .any, "paused", "waitingToRetry"),
-        (.succeeded, .any, "succeeded", nil),
-        (.failed(TransferError(.httpStatus(404), url: "http://x/")), .any, "failed", "httpStatus(404)"),
-        (.cancelled, .any, "cancelled", nil),
-    ] as [(JobState, TransferPolicy, String, String?)])
-    func engineStatesMapToQueueStates(state: JobState, policy: TransferPolicy, expected: String, code: String?) {
-        let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let (queueState, reason) = QueueStatus.from(state, policy: policy, now: now)
-        #expect(queueState.rawValue == expected)
-        #expect(reason?.code == code)
-        if code == "waitingToRetry" { #expect(reason?.until == now.addingTimeInterval(30)) }
-    }
-
     @Test func relativePathsResolveAgainstTheClientsDirectoryAndADirectoryGetsTheURLsName() throws {
         let directory = FileManager.default.temporaryDirectory.path
         let spec = QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://127.0.0.1:1/a/file.iso?x=1", destination: "."))

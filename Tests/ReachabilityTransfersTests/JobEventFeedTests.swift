@@ -15,7 +15,7 @@ struct JobEventFeedTests {
          [event(1, .running, done: 1), event(1, .running, done: 2), event(1, .running, done: 3)], ["1:running:3"]),
         ("every state change is kept, in order",
          [event(1, .queued), event(1, .running, done: 5), event(1, .running, done: 9), event(1, .succeeded, done: 9)],
-         ["1:queued:0", "1:running:9", "1:succeeded:9"]),
+         ["1:pending:0", "1:running:9", "1:succeeded:9"]),
         ("two jobs interleaved keep their own order",
          [event(1, .running, done: 1), event(2, .running, done: 1), event(1, .running, done: 2), event(2, .cancelled), event(1, .succeeded, done: 2)],
          ["1:running:2", "2:running:1", "2:cancelled:0", "1:succeeded:2"]),
@@ -31,7 +31,7 @@ struct JobEventFeedTests {
         let feed = JobEventFeed()
         for event in events { feed.yield(event) }
         let batch = await feed.nextBatch() ?? []
-        #expect(batch.map { "\($0.id):\($0.state.code):\($0.progress.completedBytes)" } == expected, "\(name)")
+        #expect(batch.map { "\($0.id):\($0.state.statusToken):\($0.progress.completedBytes)" } == expected, "\(name)")
     }
 
     /// 4,000 jobs, each queued → running with 50 progress events → succeeded, all before the
@@ -65,7 +65,7 @@ struct JobEventFeedTests {
         let consumer = Task { () -> [String] in
             var seen: [String] = []
             for await event in feed {
-                seen.append(event.state.code)
+                seen.append(event.state.statusToken)
                 if event.state.isFinal { break }
             }
             return seen
@@ -74,7 +74,7 @@ struct JobEventFeedTests {
         feed.yield(event(1, .running))
         feed.yield(event(1, .succeeded))
         let seen = await consumer.value
-        #expect(seen.first == "queued" && seen.last == "succeeded")
+        #expect(seen.first == "pending" && seen.last == "succeeded")
         #expect(seen.count == 3)
     }
 

@@ -74,10 +74,10 @@ struct TransferEngineTests {
         #expect(final?.state == .succeeded)
         var states: [String] = []
         for await event in events where event.id == id {
-            if states.last != event.state.code { states.append(event.state.code) }
+            if states.last != event.state.statusToken { states.append(event.state.statusToken) }
             if event.state.isFinal { break }
         }
-        #expect(states == ["queued", "running", "succeeded"])
+        #expect(states == ["pending", "running", "succeeded"])
         #expect(engine.jobs().map(\.id) == [id])
     }
 

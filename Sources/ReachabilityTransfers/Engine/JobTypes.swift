@@ -38,19 +38,6 @@ public enum JobState: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// A stable token for JSON: `queued`, `waiting`, `running`, `paused`, `succeeded`, …
-    public var code: String {
-        switch self {
-        case .queued: "queued"
-        case .waiting: "waiting"
-        case .running: "running"
-        case .paused: "paused"
-        case .succeeded: "succeeded"
-        case .failed: "failed"
-        case .cancelled: "cancelled"
-        }
-    }
-
     public var description: String {
         switch self {
         case .queued: "queued"

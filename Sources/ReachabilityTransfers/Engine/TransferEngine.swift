@@ -302,13 +302,14 @@ public final class TransferEngine: Sendable {
         records.withLock { records in
             // In place (no copy of the record), under the lock.
             guard let index = records.index(forKey: id) else { return }
-            let event = records.values[index].event
-            guard !event.state.isFinal else { return }
-            if event.state == state && progress == nil && network == event.network { return }
-            records.values[index].event.state = state
-            if let progress { records.values[index].event.progress = progress }
-            records.values[index].event.network = state == .running ? (network ?? event.network) : nil
-            hub.publish(records.values[index].event)
+            inPlace(&records.values[index].event) { event in
+                guard !event.state.isFinal else { return }
+                if event.state == state && progress == nil && network == event.network { return }
+                event.state = state
+                if let progress { event.progress = progress }
+                event.network = state == .running ? (network ?? event.network) : nil
+                hub.publish(event)
+            }
         }
     }
 
