@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "ReachabilityControl", targets: ["ReachabilityControl"]),
         .executable(name: "reach-daemon", targets: ["reach-daemon"]),
         .library(name: "ReachabilityValidation", targets: ["ReachabilityValidation"]),
+        // The GIO network-monitor module (`libgioreach.so`): GLib programs read the daemon's path.
+        .library(name: "gioreach", type: .dynamic, targets: ["GioReach"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -50,6 +52,20 @@ let package = Package(
             name: "CNetlink",
             pkgConfig: "libnl-route-3.0",
             providers: [.apt(["libnl-3-dev", "libnl-route-3-dev", "libnl-genl-3-dev"])]
+        ),
+        // GLib's GIO (with its Unix socket addresses) and json-glib, for the GIO module.
+        .systemLibrary(name: "CGioUnix", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CJsonGlib", pkgConfig: "json-glib-1.0", providers: [.apt(["libjson-glib-dev"])]),
+        // A GNetworkMonitor for GIO's `gio-network-monitor` extension point, in C as GLib's module
+        // API asks: it reads the daemon's path over its socket (no Swift runtime in GLib programs).
+        // SwiftPM links every product with the Swift driver: without its start files, against a
+        // static runtime nothing is taken from, the module needs no Swift runtime in a GLib program.
+        // What the module reads from the daemon (a path per line, a route answer), parsed with
+        // json-glib: apart, so that a fuzz target can link it without the module's link flags.
+        .target(name: "GioReachParsing", dependencies: ["CGioUnix", "CJsonGlib"]),
+        .target(
+            name: "GioReach", dependencies: ["GioReachParsing", "CGioUnix"],
+            linkerSettings: [.unsafeFlags(["-nostartfiles", "-static-stdlib", "-Xlinker", "--as-needed"])]
         ),
         // glibc's GNU extensions (posix_spawn's closefrom, chdir and tcsetpgrp actions, sync_file_range), which
         // Swift's Glibc module hides: compiled with _GNU_SOURCE, called directly (no dlsym).
@@ -341,6 +357,7 @@ if Context.environment["REACH_FUZZ"] == "1" {
         ("FuzzDNSMessage", ["ReachabilityCore"]),
         ("FuzzInformationElements", ["ReachabilityCore"]),
         ("FuzzNl80211", ["ReachabilityCore"]),
+        ("FuzzGioPathLine", ["GioReachParsing"]),
     ]
     for (name, dependencies) in fuzzTargets {
         package.targets.append(.executableTarget(

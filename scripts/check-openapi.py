@@ -193,17 +193,18 @@ class Checker:
             return text
         return raw
 
-    def events(self, label, first_line_then):
-        """Opens /v1/events, reads a line, calls `first_line_then()` (which causes a job event),
-        reads a second line, and closes; checks the head and each line."""
-        where = f"{label} (GET /v1/events)"
+    def events(self, label, first_line_then, target="/v1/events", count=2):
+        """Opens `target` (an event stream), reads a line, calls `first_line_then()` (which
+        causes an event), reads up to `count` lines in all, and closes; checks the head and each
+        line."""
+        where = f"{label} (GET {target})"
         self.requests += 1
         connection = UnixHTTPConnection(self.socket_path)
         lines = []
         try:
-            connection.request("GET", "/v1/events")
+            connection.request("GET", target)
             response = connection.getresponse()
-            found = self.response_for(where, "GET", "/v1/events", response.status)
+            found = self.response_for(where, "GET", target, response.status)
             if response.status != 200:
                 self.fail(where, f"status {response.status}, expected 200: {response.read(300)!r}")
                 return lines
@@ -215,7 +216,7 @@ class Checker:
                 self.fail(where, f"Content-Type {media or '(none)'} is not declared")
                 return lines
             schema_pointer = base + "/content/" + escape(media) + "/schema"
-            for number in (1, 2):
+            for number in range(1, count + 1):
                 if number == 2:
                     first_line_then()
                 line = response.readline()
@@ -298,6 +299,11 @@ def exercise(checker, directory):
     job_path = "/v1/jobs/{id}"
 
     check("path", "GET", "/v1/path", "/v1/path", expect=200)
+    checker.events("path events", lambda: None, target="/v1/path/events", count=1)
+    # Address literals only: a name would be resolved, and this daemon runs in the host's namespace.
+    check("route", "GET", "/v1/route", "/v1/route?host=127.0.0.1", expect=200)
+    check("route without host", "GET", "/v1/route", "/v1/route", expect=400)
+    check("route with a space", "GET", "/v1/route", "/v1/route?host=a%20b", expect=400)
     status, metrics = check("metrics", "GET", "/metrics", "/metrics", expect=200)
     if status == 200 and isinstance(metrics, str) and "# TYPE reach_" not in metrics:
         fail("metrics (GET /metrics)", "no reach_ metric family in the text")

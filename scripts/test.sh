@@ -12,7 +12,10 @@ cd "$root"
 # tinyproxy: the proxy the proxy tests start.
 # prometheus: promtool, which checks the daemon's metrics text (and lints it).
 # dnsmasq-base: the DNS server the per-interface resolver tests start in a namespace.
-scripts/setup.sh curl openssl nginx-light apache2 python3-venv tinyproxy prometheus dnsmasq-base
+# libglib2.0-dev, libjson-glib-dev: the GIO module (libgioreach.so); python3-gi and
+# unattended-upgrades: the GLib programs check-every-app.py runs it in.
+scripts/setup.sh curl openssl nginx-light apache2 python3-venv tinyproxy prometheus dnsmasq-base \
+    libglib2.0-dev libjson-glib-dev python3-gi unattended-upgrades
 scripts/testservers/setup.sh
 
 if [[ $(id -u) -ne 0 ]]; then
@@ -52,6 +55,13 @@ fi
 # A real OpenAPI fuzzer against a live daemon (in a private network namespace: every job it
 # adds waits): schemathesis with every check on, a fixed seed, 1,000 examples per operation.
 if ! scripts/check-schemathesis.py; then
+    status=1
+fi
+
+# Every Linux program benefits: the GIO module in GLib programs (python3-gi, unattended-upgrades),
+# the read-only path socket, dispatcher hooks and the update-agent recipes, against a daemon in
+# a private network namespace.
+if ! scripts/check-every-app.py; then
     status=1
 fi
 

@@ -64,9 +64,12 @@ final class DestinationJudge: Sendable {
         let (id, needsFeeder, last) = state.withLock { state -> (UInt64, Bool, TransferNetwork?) in
             state.nextID += 1
             state.hosts[host, default: Host()].subscribers[state.nextID] = deliver
+            // Told under the lock: a round that judges anew either finished its deliveries
+            // before (and `last` is its answer) or includes this subscriber after, so the
+            // subscriber never hears an older network after a newer one.
+            if let last = state.hosts[host]?.last { deliver(.success(last)) }
             return (state.nextID, state.feeder == nil, state.hosts[host]?.last)
         }
-        if let last { deliver(.success(last)) }
         if needsFeeder { startFeeder() } else if last == nil { changed() }
         return Subscription { [weak self] in self?.unsubscribe(host, id) }
     }

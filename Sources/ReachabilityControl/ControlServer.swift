@@ -20,6 +20,8 @@ public struct ControlServer: Sendable {
     public let address: Address
     /// The bounds applied to every connection.
     public let limits: Limits
+    /// Who may connect to a Unix socket (its file mode); ignored on TCP.
+    public let access: SocketAccess
     let authorize: @Sendable (PeerCredentials?) -> Bool
     let handler: @Sendable (ControlRequest) async -> ControlResponse
 
@@ -28,17 +30,20 @@ public struct ControlServer: Sendable {
     /// - Parameters:
     ///   - address: A Unix socket path or a TCP host and port.
     ///   - limits: Bounds on bodies, heads, connections and idle time.
+    ///   - access: The Unix socket's mode: ``SocketAccess/owner`` (0600) unless the handler
+    ///     serves only what every local user may read.
     ///   - authorize: Decides once per connection whether its peer may be served; called
     ///     with nil on TCP. ``sameUserOrRoot()`` is the usual policy on a Unix socket,
     ///     ``allowEveryone`` on TCP.
     ///   - handler: Answers each request of an authorized peer. It runs in the connection's
     ///     task, which is cancelled when the server stops.
     public init(
-        address: Address, limits: Limits = Limits(), authorize: @escaping @Sendable (PeerCredentials?) -> Bool,
-        handler: @escaping @Sendable (ControlRequest) async -> ControlResponse
+        address: Address, limits: Limits = Limits(), access: SocketAccess = .owner,
+        authorize: @escaping @Sendable (PeerCredentials?) -> Bool, handler: @escaping @Sendable (ControlRequest) async -> ControlResponse
     ) {
         self.address = address
         self.limits = limits
+        self.access = access
         self.authorize = authorize
         self.handler = handler
     }
@@ -53,7 +58,7 @@ public struct ControlServer: Sendable {
     /// - Throws: ``ControlServerError`` when the socket cannot be set up or bound.
     public func run(onListening: @Sendable (Address) async -> Void = { _ in }) async throws {
         let connections = ConnectionRegistry(limit: limits.maxConnections)
-        let listener = try await Listener.open(address, limits: limits, registry: connections)
+        let listener = try await Listener.open(address, limits: limits, access: access, registry: connections)
         defer {
             connections.closeAll()
             listener.socketFile?.removeIfUnchanged()

@@ -9,14 +9,16 @@ struct Listener {
     let address: ControlServer.Address
     let socketFile: UnixSocketFile?
 
-    static func open(_ address: ControlServer.Address, limits: ControlServer.Limits, registry: ConnectionRegistry) async throws -> Listener {
+    static func open(
+        _ address: ControlServer.Address, limits: ControlServer.Limits, access: SocketAccess, registry: ConnectionRegistry
+    ) async throws -> Listener {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         switch address.kind {
         case .unix(let path):
             let socketAddress = try UnixSocketAddress(path)
-            try SocketDirectory.prepare(socketAddress.directory)
+            try SocketDirectory.prepare(socketAddress.directory, mode: access.directoryMode)
             try SocketPathOccupant.clear(socketAddress)
-            let bound = try BoundUnixSocket.bind(socketAddress)
+            let bound = try BoundUnixSocket.bind(socketAddress, mode: access.socketMode)
             do {
                 // NIO owns the descriptor from here and listens on it.
                 let channel = try await bootstrap.bind(bound.descriptor) { channel in

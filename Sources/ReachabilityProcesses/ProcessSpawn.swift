@@ -14,6 +14,8 @@ enum ProcessSpawn {
         /// A descriptor its standard output and error go to (a ``CappedLog``'s pipe), with
         /// standard input from /dev/null and no other descriptor; nil: it inherits all three.
         var outputDescriptor: Int32?
+        /// Its whole environment (`NAME=value`); nil: this process's.
+        var environment: [String]?
     }
 
     /// Starts `arguments` (the first looked up on PATH) as `setup` says. With `terminal`, the
@@ -67,7 +69,14 @@ enum ProcessSpawn {
         }
         if let directory = setup.workingDirectory { reach_spawn_add_chdir(&actions, directory) }
         var pid = pid_t()
-        let result = posix_spawnp(&pid, program, &actions, &attributes, &argv, environ)
+        let result: Int32
+        if let environment = setup.environment {
+            var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+            defer { for pointer in envp { free(pointer) } }
+            result = posix_spawnp(&pid, program, &actions, &attributes, &argv, &envp)
+        } else {
+            result = posix_spawnp(&pid, program, &actions, &attributes, &argv, environ)
+        }
         return result == 0 ? .success(pid) : .failure(CommandSpawnError(command: program, errno: result))
     }
 }

@@ -13,7 +13,10 @@ struct DaemonCommand: AsyncParsableCommand {
             State (queue.sqlite, upload resume records, command logs) goes to --state-dir: \
             /var/lib/reach as root, else $XDG_STATE_HOME/reach. The control API listens on \
             --socket: /run/reach/reach.sock as root, else $XDG_RUNTIME_DIR/reach/reach.sock; only \
-            this user and root are served. SIGTERM or SIGINT checkpoints running transfers and exits 0.
+            this user and root are served (REACH_SOCKET overrides the default, for the clients too). \
+            --path-socket (default: path.sock beside it, mode 0666) serves every local user the \
+            path, its changes and per-destination answers, read-only; no jobs. SIGTERM or SIGINT \
+            checkpoints running transfers and exits 0.
             """
     )
 
@@ -24,6 +27,21 @@ struct DaemonCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The control socket.", valueName: "PATH"))
     var socket: String?
+
+    @Option(
+        name: .customLong("path-socket"),
+        help: ArgumentHelp("The read-only path socket for every local user, or 'none' (default: path.sock beside --socket).", valueName: "PATH"))
+    var pathSocket: String?
+
+    @Option(
+        name: .customLong("dispatcher-dir"),
+        help: ArgumentHelp(
+            "Run the executables here on each path change, or 'none' (default: /etc/reach/dispatcher.d as root, else $XDG_CONFIG_HOME/reach/dispatcher.d).",
+            valueName: "DIR"))
+    var dispatcherDirectory: String?
+
+    @Option(name: .customLong("dispatcher-timeout"), help: ArgumentHelp("Seconds a hook may run before it is killed (1-3600).", valueName: "SECONDS"))
+    var dispatcherTimeout = 60
 
     @Option(name: .customLong("metrics-listen"), help: ArgumentHelp("Also serve /metrics over TCP here (e.g. 127.0.0.1:9850).", valueName: "HOST:PORT"))
     var metricsListen: String?
@@ -39,7 +57,13 @@ struct DaemonCommand: AsyncParsableCommand {
         try OptionChecks.check(maxRunning, option: "--max-running", in: 1...256, unit: "transfers")
         if let stateDirectory, !stateDirectory.hasPrefix("/") { throw ValidationError("--state-dir must be an absolute path") }
         if let socket, !socket.hasPrefix("/") { throw ValidationError("--socket must be an absolute path") }
+        if let pathSocket, pathSocket != "none", !pathSocket.hasPrefix("/") { throw ValidationError("--path-socket must be an absolute path or 'none'") }
+        if let pathSocket, pathSocket == (socket ?? DaemonPaths.socket()) { throw ValidationError("--path-socket must differ from the control socket") }
         if let metricsListen { _ = try MetricsAddress.parse(metricsListen) }
+        try OptionChecks.check(dispatcherTimeout, option: "--dispatcher-timeout", in: 1...3600, unit: "seconds")
+        if let dispatcherDirectory, dispatcherDirectory != "none", !dispatcherDirectory.hasPrefix("/") {
+            throw ValidationError("--dispatcher-dir must be an absolute path or 'none'")
+        }
     }
 
     func run() async throws {
@@ -47,6 +71,9 @@ struct DaemonCommand: AsyncParsableCommand {
         do { monitor = try global.monitor() } catch { throw failure(error) }
         var configuration = DaemonConfiguration(
             stateDirectory: stateDirectory ?? DaemonPaths.stateDirectory(), socketPath: socket ?? DaemonPaths.socket())
+        if let dispatcherDirectory { configuration.dispatcherDirectory = dispatcherDirectory == "none" ? nil : dispatcherDirectory }
+        configuration.dispatcherTimeout = .seconds(dispatcherTimeout)
+        if let pathSocket { configuration.pathSocketPath = pathSocket == "none" ? nil : pathSocket }
         configuration.metricsListen = try metricsListen.map(MetricsAddress.parse).map { DaemonConfiguration.ListenAddress(host: $0.host, port: $0.port) }
         configuration.perHost = perHost
         configuration.maxRunning = maxRunning

@@ -7,14 +7,14 @@ import ReachabilityDaemon
 struct QueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
-        abstract: "Add, list, pause, resume, cancel and wait for the daemon's jobs.",
+        abstract: "Add, list, pause, resume, cancel and wait for the daemon's jobs; read its path.",
         discussion: """
             Exit codes: 0 success, 1 a job failed (wait) or the daemon refused, 3 timeout (wait), \
             64 bad usage or a job the daemon rejects, 69 no daemon listening on the socket.
             """,
         subcommands: [
             QueueAddCommand.self, QueueListCommand.self, QueueShowCommand.self, QueuePauseCommand.self, QueueResumeCommand.self,
-            QueueCancelCommand.self, QueueWaitCommand.self, QueueWatchCommand.self,
+            QueueCancelCommand.self, QueueWaitCommand.self, QueueWatchCommand.self, QueuePathCommand.self,
         ]
     )
 

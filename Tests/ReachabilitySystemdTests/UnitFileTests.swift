@@ -21,6 +21,23 @@ struct UnitFileTests {
         #expect(result.complaints(about: units + ["reach-wait-online@"], in: directory.path) == [], "\(result.errors)")
     }
 
+    /// dist/recipes/apt-daily's drop-in, on Debian's own apt-daily.service, beside the unit it
+    /// orders after: verify finds both and no complaint.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/lib/systemd/system/apt-daily.service"), "apt's units are not installed"))
+    func theAptDailyDropInVerifies() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("units/apt-daily.service", String(contentsOfFile: "/lib/systemd/system/apt-daily.service", encoding: .utf8))
+        let recipe = SystemdAnalyze.unitDirectory + "/../recipes/apt-daily/reach-unmetered.conf"
+        try directory.write("units/apt-daily.service.d/reach-unmetered.conf", String(contentsOfFile: recipe, encoding: .utf8))
+        try directory.write("units/reach-wait-online@.service", SystemdAnalyze.standInCopy(of: "system/reach-wait-online@.service"))
+        let result = try SystemdAnalyze.run(
+            ["verify", directory.path + "/units/apt-daily.service"], environment: ["SYSTEMD_UNIT_PATH": directory.path + "/units:"],
+            scratch: directory.path)
+        #expect(result.status == 0, "\(result.errors)\(result.output)")
+        #expect(result.complaints(about: ["reach-unmetered.conf", "reach-wait-online@"], in: directory.path) == [], "\(result.errors)")
+    }
+
     /// `--user` needs `XDG_RUNTIME_DIR` (the user manager's runtime directory), which a root
     /// shell in a container lacks; a private one is enough for verify.
     @Test func userUnitVerifies() throws {

@@ -28,6 +28,7 @@ all_targets=(
     "FuzzDNSMessage 1024"
     "FuzzInformationElements 1024"
     "FuzzNl80211 2048"
+    "FuzzGioPathLine 8192"
 )
 targets=()
 for entry in "${all_targets[@]}"; do

@@ -4,12 +4,21 @@ import ReachabilityControl
 import ReachabilityMetrics
 
 /// The control API, version 1 (`openapi/reach-daemon.yaml` is its contract): jobs under
-/// `/v1/jobs`, the path under `/v1/path`, an event stream under `/v1/events` (JSON lines), and
-/// `/metrics` (Prometheus text). Every answer is JSON but the metrics.
+/// `/v1/jobs`, the path under `/v1/path` (``PathAPI``), an event stream under `/v1/events`
+/// (JSON lines), and `/metrics` (Prometheus text). Every answer is JSON but the metrics.
 struct QueueAPI: Sendable {
     let queue: JobQueue
     let paths: PathFeed
     let metrics: ReachMetrics
+    /// The read-only endpoints, shared with the path socket.
+    var pathAPI: PathAPI
+
+    init(queue: JobQueue, paths: PathFeed, metrics: ReachMetrics, pathAPI: PathAPI? = nil) {
+        self.queue = queue
+        self.paths = paths
+        self.metrics = metrics
+        self.pathAPI = pathAPI ?? PathAPI(paths: paths, destination: nil)
+    }
     /// Bytes an event-stream client may have waiting before it is dropped.
     var eventBufferLimit = EventStreamBuffer.defaultLimit
 
@@ -20,6 +29,7 @@ struct QueueAPI: Sendable {
             guard method == "GET" else { return Self.notAllowed(request, allow: "GET") }
             return .text(status: 200, metrics.render(), contentType: ReachMetrics.contentType)
         }
+        if let answer = await pathAPI.handle(request) { return answer }
         guard parts.first == "v1", parts.count >= 2 else { return Self.notFound(request) }
         switch parts[1] {
         case "jobs" where parts.count == 2:
@@ -34,9 +44,6 @@ struct QueueAPI: Sendable {
             guard Self.actions.contains(parts[3]) else { return Self.notFound(request) }
             guard method == "POST" else { return Self.notAllowed(request, allow: "POST") }
             return await act(parts[3], on: parts[2]) ?? Self.notFound(request)
-        case "path" where parts.count == 2:
-            guard method == "GET" else { return Self.notAllowed(request, allow: "GET") }
-            return .json(status: 200, Array(paths.latestJSON().utf8))
         case "events" where parts.count == 2:
             guard method == "GET" else { return Self.notAllowed(request, allow: "GET") }
             return .stream(status: 200, contentType: "application/x-ndjson", events())
@@ -68,20 +75,20 @@ struct QueueAPI: Sendable {
     }
 
     /// 405 with the `Allow` field RFC 9110 asks for: the methods the endpoint serves.
-    private static func notAllowed(_ request: ControlRequest, allow: String) -> ControlResponse {
+    static func notAllowed(_ request: ControlRequest, allow: String) -> ControlResponse {
         var response = failure(405, "methodNotAllowed", "\(request.method.prefix(20)) is not allowed on \(request.path.prefix(200))")
         response.headers.append(("Allow", allow))
         return response
     }
 
     private func list(_ request: ControlRequest) -> ControlResponse {
-        var states: Set<QueueJobState>?
+        var states: Set<JobStatus>?
         // Comma-separated (`?state=pending,paused`) or repeated (`?state=pending&state=paused`), or both.
         let filters = request.queryValues("state")
         if !filters.isEmpty {
             // An empty item (`state=`, `state=failed,`) is an error wherever it is.
-            let wanted = filters.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map { QueueJobState(rawValue: String($0)) } }
-            guard wanted.allSatisfy(QueueJobState.all.contains) else {
+            let wanted = filters.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map { JobStatus(rawValue: String($0)) } }
+            guard wanted.allSatisfy(JobStatus.all.contains) else {
                 return Self.failure(400, "badRequest", "state: expected pending, running, paused, succeeded, failed or cancelled")
             }
             states = Set(wanted)

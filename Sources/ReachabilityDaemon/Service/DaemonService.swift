@@ -20,12 +20,22 @@ struct DaemonService: Service {
     let logger: Logger
 
     func run() async throws {
-        let api = QueueAPI(queue: queue, paths: paths, metrics: metrics)
-        let control = ControlServer(address: .unix(configuration.socketPath), authorize: ControlServer.sameUserOrRoot()) { await api.handle($0) }
+        let dispatcher = configuration.dispatcherDirectory.map {
+            Dispatcher(directory: $0, timeout: configuration.dispatcherTimeout, socketPath: configuration.socketPath, logger: logger)
+        }
+        let pathAPI = PathAPI(paths: paths, destination: { [monitor] host in try await Self.network(to: host, monitor: monitor) })
+        let api = QueueAPI(queue: queue, paths: paths, metrics: metrics, pathAPI: pathAPI)
+        // A directory shared with the path socket must let every user reach that socket; the
+        // control socket itself stays 0600.
+        let sharesDirectory = configuration.pathSocketPath.map { Self.directory(of: $0) == Self.directory(of: configuration.socketPath) } ?? false
+        let control = ControlServer(
+            address: .unix(configuration.socketPath), access: sharesDirectory ? .ownerBesidePublic : .owner,
+            authorize: ControlServer.sameUserOrRoot()
+        ) { await api.handle($0) }
         // Each listener says when it is bound; jobs are taken up only once all are, so a
         // listener that cannot be set up stops the daemon before any job has run.
         let (bound, isBound) = AsyncStream.makeStream(of: Void.self)
-        let listeners = configuration.metricsListen == nil ? 1 : 2
+        let listeners = 1 + (configuration.metricsListen == nil ? 0 : 1) + (configuration.pathSocketPath == nil ? 0 : 1)
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -33,6 +43,14 @@ struct DaemonService: Service {
                         try await control.run { address in
                             self.logger.notice("listening on \(address); state in \(self.configuration.stateDirectory)")
                             isBound.yield()
+                        }
+                    }
+                    if let pathSocket = configuration.pathSocketPath {
+                        group.addTask {
+                            try await pathServer(pathSocket, api: pathAPI).run { address in
+                                self.logger.notice("path for every user on \(address)")
+                                isBound.yield()
+                            }
                         }
                     }
                     if let listen = configuration.metricsListen {
@@ -53,7 +71,8 @@ struct DaemonService: Service {
                         try queue.start()
                         try? self.notifier?.ready(status: self.statusLine())
                     }
-                    group.addTask { await followPaths() }
+                    group.addTask { await followPaths(dispatcher) }
+                    if let dispatcher { group.addTask { await dispatcher.run() } }
                     if notifier != nil { group.addTask { await reportStatus() } }
                     if let notifier, let watchdog = notifier.watchdogSettings {
                         group.addTask { await pingWatchdog(notifier, every: watchdog.pingInterval) }
@@ -72,6 +91,37 @@ struct DaemonService: Service {
         logger.notice("stopped")
     }
 
+    /// The path socket: every local user may connect, and only the path is served there.
+    private func pathServer(_ path: String, api: PathAPI) -> ControlServer {
+        ControlServer(address: .unix(path), access: .everyone, authorize: ControlServer.allowEveryone) { request in
+            if let answer = await api.handle(request) { return answer }
+            return QueueAPI.failure(
+                403, "forbidden", "only /v1/path, /v1/path/events and /v1/route are served on this socket; jobs need the control socket")
+        }
+    }
+
+    /// The network traffic to `host` takes now, as the monitor judges it (at most 5 s: a name
+    /// that cannot be resolved answers with the default path once its lookup gives up).
+    static func network(to host: String, monitor: NetworkMonitor) async throws -> TransferNetwork {
+        try await withThrowingTaskGroup(of: TransferNetwork?.self) { group in
+            group.addTask {
+                for try await network in monitor.networks(to: host) { return network }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(5))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let network = first else { throw CancellationError() }
+            return network
+        }
+    }
+
+    private static func directory(of path: String) -> Substring {
+        path[..<(path.lastIndex(of: "/") ?? path.startIndex)]
+    }
+
     /// `/metrics` only, for every TCP client (Prometheus).
     private func metricsServer(_ listen: DaemonConfiguration.ListenAddress) -> ControlServer {
         let metrics = self.metrics
@@ -83,10 +133,11 @@ struct DaemonService: Service {
         }
     }
 
-    private func followPaths() async {
+    private func followPaths(_ dispatcher: Dispatcher?) async {
         do {
             for try await path in monitor.paths {
                 paths.publish(path)
+                dispatcher?.pathChanged(path)
                 metrics.observe(path)
                 try? notifier?.status(statusLine())
             }

@@ -8,23 +8,37 @@ final class PathFeed: Sendable {
     private struct State {
         var json = "{}"
         var summary = "unknown"
-        var subscribers: [Int: AsyncStream<String>.Continuation] = [:]
+        var subscribers: [Int: (form: LineForm, continuation: AsyncStream<String>.Continuation)] = [:]
         var next = 0
     }
 
     private let state = Mutex(State())
 
-    /// Records `path` and sends its event line to the subscribers.
+    /// What a subscriber's lines are.
+    enum LineForm: Sendable {
+        /// `{"type":"path","summary":…,"path":{…}}`, for `/v1/events`.
+        case event
+        /// The path document alone, as `/v1/path` answers, for `/v1/path/events`.
+        case document
+    }
+
+    /// Records `path` and sends its line to the subscribers.
     func publish(_ path: NetworkPath) {
         let json = PathJSON.text(path)
         let summary = Self.summary(path)
-        let line = "{\"type\":\"path\",\"summary\":\(PathJSON.string(summary)),\"path\":\(json)}"
         let subscribers = state.withLock { state in
             state.json = json
             state.summary = summary
             return Array(state.subscribers.values)
         }
-        for subscriber in subscribers { subscriber.yield(line) }
+        for subscriber in subscribers { subscriber.continuation.yield(Self.line(subscriber.form, json: json, summary: summary)) }
+    }
+
+    private static func line(_ form: LineForm, json: String, summary: String) -> String {
+        switch form {
+        case .event: "{\"type\":\"path\",\"summary\":\(PathJSON.string(summary)),\"path\":\(json)}"
+        case .document: json
+        }
     }
 
     /// The latest path's JSON (`reach status --json`'s).
@@ -33,13 +47,13 @@ final class PathFeed: Sendable {
     /// The latest path in words: `wifi via wlan0, unmetered`.
     func latestSummary() -> String { state.withLock { $0.summary } }
 
-    /// Event lines of every path from now on, starting with the current one.
-    func subscribe() -> AsyncStream<String> {
+    /// Lines of every path from now on, starting with the current one.
+    func subscribe(_ form: LineForm = .event) -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(64))
         let key = state.withLock { state in
             state.next += 1
-            state.subscribers[state.next] = continuation
-            continuation.yield("{\"type\":\"path\",\"summary\":\(PathJSON.string(state.summary)),\"path\":\(state.json)}")
+            state.subscribers[state.next] = (form, continuation)
+            continuation.yield(Self.line(form, json: state.json, summary: state.summary))
             return state.next
         }
         continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.subscribers.removeValue(forKey: key) } }

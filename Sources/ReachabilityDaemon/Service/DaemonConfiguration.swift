@@ -16,8 +16,16 @@ public struct DaemonConfiguration: Sendable, Hashable {
 
     /// The state directory (`queue.sqlite`, upload resume records, command logs).
     public var stateDirectory: String
-    /// The control socket.
+    /// The control socket: the whole API, for the daemon's user and root.
     public var socketPath: String
+    /// The path socket: the path, its changes and per-destination answers for every local user
+    /// (mode 0666), nothing else; nil for none. By default `path.sock` beside the control socket.
+    public var pathSocketPath: String?
+    /// The dispatcher hooks' directory (``DaemonPaths/dispatcherDirectory(environment:)`` by
+    /// default); nil: no hooks. A directory that does not exist runs none.
+    public var dispatcherDirectory: String? = DaemonPaths.dispatcherDirectory()
+    /// How long one hook may run before its process group is terminated.
+    public var dispatcherTimeout: Duration = .seconds(60)
     /// Also serve `/metrics` over TCP here; nil: only on the socket.
     public var metricsListen: ListenAddress?
     /// Transfers at once against one host.
@@ -31,5 +39,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public init(stateDirectory: String, socketPath: String) {
         self.stateDirectory = stateDirectory
         self.socketPath = socketPath
+        pathSocketPath = Self.pathSocket(besides: socketPath)
+    }
+
+    /// `path.sock` in the control socket's directory.
+    public static func pathSocket(besides socketPath: String) -> String {
+        let directory = socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return (directory.isEmpty ? "" : directory) + "/path.sock"
     }
 }

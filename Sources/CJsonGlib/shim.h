@@ -1,0 +1,1 @@
+#include <json-glib/json-glib.h>

@@ -1,0 +1,88 @@
+import Foundation
+import ReachabilityControl
+import ReachabilityCore
+
+/// The read-only part of the daemon's API: the path, its changes, and the network towards one
+/// destination. Served on the control socket and, for every local user, on the path socket
+/// (``DaemonConfiguration/pathSocketPath``), which serves nothing else: jobs stay their
+/// owner's and root's.
+struct PathAPI: Sendable {
+    let paths: PathFeed
+    /// The network traffic to a host takes now (the monitor's per-destination judgement); nil:
+    /// not served (tests without a monitor).
+    let destination: (@Sendable (String) async throws -> TransferNetwork)?
+
+    /// The longest host name asked about (a DNS name is at most 253 characters).
+    static let maxHostLength = 253
+
+    /// The answer for `request`, or nil when it is not a path endpoint.
+    func handle(_ request: ControlRequest) async -> ControlResponse? {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.first == "v1", parts.count >= 2 else { return nil }
+        switch (parts[1], parts.count) {
+        case ("path", 2):
+            guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }
+            return .json(status: 200, Array(paths.latestJSON().utf8))
+        case ("path", 3) where parts[2] == "events":
+            guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }
+            return .stream(status: 200, contentType: "application/x-ndjson", pathDocuments())
+        case ("route", 2):
+            guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }
+            return await route(request)
+        default:
+            return nil
+        }
+    }
+
+    /// The path's documents as JSON lines, the current one first. Paths are states: a client
+    /// that falls behind skips to the newest ones (the feed keeps 64).
+    private func pathDocuments() -> AsyncStream<[UInt8]> {
+        let documents = paths.subscribe(.document)
+        let (lines, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(64))
+        let forward = Task {
+            for await document in documents { continuation.yield(Array(document.utf8) + [0x0A]) }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in forward.cancel() }
+        return lines
+    }
+
+    /// `GET /v1/route?host=H`: `{"host","reachable","network"}`, as `reach status --to` judges it.
+    private func route(_ request: ControlRequest) async -> ControlResponse {
+        guard let host = request.query["host"], !host.isEmpty else {
+            return QueueAPI.failure(400, "badRequest", "host is required: /v1/route?host=NAME")
+        }
+        guard host.count <= Self.maxHostLength, host.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            return QueueAPI.failure(400, "badRequest", "not a host name or address: '\(host.prefix(40))'")
+        }
+        guard let destination else { return QueueAPI.failure(404, "notFound", "no route answers here") }
+        do {
+            let network = try await destination(host)
+            return QueueAPI.json(200, RouteAnswer(host: host, network: network))
+        } catch {
+            return QueueAPI.failure(503, "unavailable", "the network monitor cannot answer: \(error)")
+        }
+    }
+}
+
+/// `GET /v1/route`'s answer.
+struct RouteAnswer: Encodable {
+    var host: String
+    /// Traffic to the host has a route that can carry it (or the host is this one).
+    var reachable: Bool
+    var status: String
+    var expensive: Bool
+    var local: Bool
+    var interface: String?
+    var connectivity: String?
+
+    init(host: String, network: TransferNetwork) {
+        self.host = host
+        reachable = network.isLocal || network.status != .unreachable
+        status = network.status.rawValue
+        expensive = network.isExpensive
+        local = network.isLocal
+        interface = network.interface?.name
+        connectivity = network.connectivity?.rawValue
+    }
+}

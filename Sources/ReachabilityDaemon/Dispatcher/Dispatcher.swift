@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import ReachabilityCore
+import ReachabilityProcesses
+import Synchronization
+
+/// Runs the executables of a dispatcher directory on each path change, as NetworkManager's and
+/// networkd's dispatchers do: in name order, one at a time, each with `REACH_*` variables
+/// (``DispatcherChange``) and the change's event as its argument, each for at most
+/// ``timeout`` (then its process group is terminated), their output in the daemon's log.
+///
+/// The path follower only queues a change (``pathChanged(_:)`` never waits), so a slow hook
+/// delays neither the monitor, nor the API, nor any job; changes that pile up behind a slow hook
+/// are kept (up to ``maxPending``, the oldest dropped first), each with the facts before it.
+final class Dispatcher: Sendable {
+    /// Changes kept while hooks run; beyond, the oldest waiting one is dropped.
+    static let maxPending = 32
+
+    let directory: String
+    let timeout: Duration
+    private let socketPath: String
+    private let logger: Logger
+    private let changes: AsyncStream<DispatcherChange>
+    private let queue: AsyncStream<DispatcherChange>.Continuation
+    private let last = Mutex<DispatcherChange.Facts?>(nil)
+
+    init(directory: String, timeout: Duration, socketPath: String, logger: Logger) {
+        self.directory = directory
+        self.timeout = timeout
+        self.socketPath = socketPath
+        self.logger = logger
+        (changes, queue) = AsyncStream.makeStream(of: DispatcherChange.self, bufferingPolicy: .bufferingNewest(Self.maxPending))
+    }
+
+    /// Queues the change to `path`, when hooks are told about it (status, type, interface, cost,
+    /// connectivity or SSID changed). Returns at once.
+    func pathChanged(_ path: NetworkPath) {
+        let facts = DispatcherChange.Facts(path)
+        let change = last.withLock { last -> DispatcherChange? in
+            defer { last = facts }
+            return DispatcherChange.between(last, facts)
+        }
+        if let change { queue.yield(change) }
+    }
+
+    /// Runs the hooks for each queued change until cancelled.
+    func run() async {
+        for await change in changes {
+            if Task.isCancelled { break }
+            await dispatch(change)
+        }
+    }
+
+    /// Runs every hook of the directory, as it is now, for `change`.
+    func dispatch(_ change: DispatcherChange) async {
+        guard let listing = DispatcherScripts.list(directory) else { return }
+        let entries: [DispatcherScripts.Entry]
+        switch listing {
+        case .success(let found): entries = found
+        case .failure(let error):
+            logger.warning("dispatcher: \(error.message)")
+            return
+        }
+        let environment = change.environment(socketPath: socketPath)
+        for entry in entries {
+            if Task.isCancelled { return }
+            switch DispatcherScripts.verdict(entry, euid: geteuid()) {
+            case .skip: continue
+            case .refuse(let warning): logger.warning("dispatcher: refusing \(directory)/\(warning)")
+            case .run: await run(entry.name, change: change, environment: environment)
+            }
+        }
+    }
+
+    private func run(_ name: String, change: DispatcherChange, environment: [String: String]) async {
+        let logger = self.logger
+        let path = directory + "/" + name
+        do {
+            let outcome = try await HookProcess.run([path, change.event], environment: environment, timeout: timeout) { line in
+                logger.notice("dispatcher: \(name): \(line)")
+            }
+            if outcome.timedOut {
+                logger.warning("dispatcher: \(name) ran past \(timeout) for '\(change.event)' and was killed")
+            } else if outcome.termination.exitStatus != 0 {
+                logger.warning("dispatcher: \(name) \(outcome.termination) for '\(change.event)'")
+            }
+        } catch {
+            logger.warning("dispatcher: cannot run \(path): \(error)")
+        }
+    }
+}
