@@ -4,7 +4,9 @@ import Glibc
 /// Runs a program to completion the way dispatcher hooks are run: in a process group of its
 /// own, with exactly the environment given, standard input from /dev/null, standard output and
 /// error handed line by line to a closure, no other descriptor, and a time limit after which
-/// the whole group is terminated (SIGTERM, then SIGKILL 2 s later).
+/// the whole group is terminated (SIGTERM, then SIGKILL 2 s later). It returns once the hook
+/// has exited and its output is read, or 1 s after it exited if something it started keeps
+/// the output open.
 public enum HookProcess {
     /// How a hook ended.
     public struct Outcome: Sendable, Hashable {
@@ -61,7 +63,15 @@ public enum HookProcess {
             await group.terminate(with: SIGTERM, killAfter: .seconds(2), sleep: { try await Task.sleep(for: $0) }, onKill: {})
         }
         await exited.wait()
-        await drained.wait()
+        // A process the hook left behind (`daemon &`, or one that left the group) may keep the
+        // output pipe open: its lines are still logged as they come, but the next hook does not
+        // wait for it beyond a moment.
+        await withTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { await drained.wait() }
+            tasks.addTask { try? await Task.sleep(for: .seconds(1)) }
+            await tasks.next()
+            tasks.cancelAll()
+        }
         return Outcome(termination: group.termination ?? CommandTermination(pid: group.pid, exitStatus: 255), timedOut: timedOut)
     }
 

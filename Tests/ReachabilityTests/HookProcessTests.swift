@@ -48,6 +48,18 @@ struct HookProcessTests {
         #expect(lines.last == "next")
     }
 
+    /// A hook that leaves a process holding its output open (`daemon &`) does not hold up the
+    /// next hook until that process ends (without the bound, this waits 1,000 s).
+    @Test(.timeLimit(.minutes(1))) func aProcessLeftBehindDoesNotHoldUpTheHook() async throws {
+        let output = Lines()
+        let outcome = try await HookProcess.run(
+            ["/bin/sh", "-c", "sleep 1000 & echo $!"], environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(30), output: output.add)
+        #expect(outcome.termination.exitStatus == 0)
+        #expect(!outcome.timedOut)
+        let leftover = try #require(output.all.first.flatMap { Int32($0) })
+        #expect(kill(leftover, SIGKILL) == 0)
+    }
+
     @Test func aMissingProgramIsASpawnError() async {
         await #expect(throws: CommandSpawnError.self) {
             try await HookProcess.run(["/nonexistent/hook"], environment: [:], timeout: .seconds(1)) { _ in }
