@@ -290,13 +290,13 @@ reach_read_next (ReachNetworkMonitor *self)
   g_main_context_pop_thread_default (self->context);
 }
 
-/* The socket of a connection whose stream is open: no timeout (changes may be hours apart). */
+/* Takes `connection` for the event stream: no timeout on its socket from now on (changes may
+ * be hours apart). */
 static void
-reach_stream (ReachNetworkMonitor *self, GSocketConnection *connection)
+reach_adopt (ReachNetworkMonitor *self, GSocketConnection *connection)
 {
   self->connection = connection;
   g_socket_set_timeout (g_socket_connection_get_socket (connection), 0);
-  reach_read_next (self);
 }
 
 static void
@@ -340,8 +340,7 @@ reach_connected (GObject *source, GAsyncResult *result, gpointer data)
     }
   g_string_truncate (self->pending, 0);
   self->in_header = TRUE;
-  self->connection = connection;
-  g_socket_set_timeout (g_socket_connection_get_socket (connection), 0);
+  reach_adopt (self, connection);
   GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (connection));
   g_main_context_push_thread_default (self->context);
   g_output_stream_write_all_async (out, reach_events_request, strlen (reach_events_request), G_PRIORITY_DEFAULT, self->cancellable,
@@ -393,7 +392,8 @@ reach_network_monitor_initable_init (GInitable *initable, GCancellable *cancella
       g_object_unref (connection);
       return FALSE;
     }
-  reach_stream (self, connection);
+  reach_adopt (self, connection);
+  reach_read_next (self);
   return TRUE;
 }
 

@@ -46,8 +46,14 @@ final class DestinationJudge: Sendable {
 
     /// The network to `host` now, then after each change that changes it.
     func subscribe(_ host: String) -> AsyncThrowingStream<TransferNetwork, any Error> {
+        Self.stream { self.subscribe(host, deliver: $0) }
+    }
+
+    /// What `watch` delivers as a stream (networks are states: the newest is kept), ending with
+    /// its failure; the subscription ends with the stream.
+    static func stream(of watch: (@escaping Delivery) -> Subscription) -> AsyncThrowingStream<TransferNetwork, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: TransferNetwork.self, bufferingPolicy: .bufferingNewest(1))
-        let subscription = subscribe(host) { result in
+        let subscription = watch { result in
             switch result {
             case .success(let network): continuation.yield(network)
             case .failure(let error): continuation.finish(throwing: error)

@@ -63,14 +63,13 @@ final class GateDriver<E: GatedExecutor> {
     private func handle(_ input: GateInbox<E.Output>.Input) async throws -> E.Output? {
         switch input {
         case .network(let network):
-            let action = inbox.decide(network, transfer: executor.transfer(updating:), now: gate.now())
-            await follow(action, on: network)
+            if let action = inbox.decide(network, transfer: executor.transfer(updating:), now: gate.now()) { await follow(action, on: network) }
         case .decided(let network, let action):
             await follow(action, on: network)
         case .tick:
-            if let (_, action) = inbox.decideAgain(transfer: executor.transfer(updating:), now: gate.now()) { await apply(action) }
+            if let action = inbox.decide(transfer: executor.transfer(updating:), now: gate.now()) { await apply(action) }
         case .rejudge(let transfer, let reply):
-            guard let (_, action) = inbox.decideAgain(transfer: { _ in transfer }, now: gate.now()) else {
+            guard let action = inbox.decide(transfer: { _ in transfer }, now: gate.now()) else {
                 reply(true)
                 return nil
             }

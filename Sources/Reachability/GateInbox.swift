@@ -89,30 +89,24 @@ final class GateInbox<Output: Sendable>: Sendable {
         feed.finish()
     }
 
-    /// Decides `network` for the transfer as `update` brings it up to date.
-    func decide(_ network: TransferNetwork, transfer update: (Transfer) -> Transfer, now: Duration) -> TransferGateState.Action {
-        let transfer = update(self.transfer)
-        return state.withLock { state in
-            state.latest = network
-            state.gate.transfer = transfer
-            return state.gate.update(network: network, now: now)
-        }
-    }
-
-    /// Decides the latest network again for the transfer as `update` brings it up to date; nil
-    /// before any network arrived.
-    func decideAgain(transfer update: (Transfer) -> Transfer, now: Duration) -> (TransferNetwork, TransferGateState.Action)? {
+    /// Decides `network` (nil: the latest again) for the transfer as `update` brings it up to
+    /// date; nil when no network has arrived yet.
+    func decide(
+        _ network: TransferNetwork? = nil, transfer update: (Transfer) -> Transfer, now: Duration
+    ) -> TransferGateState.Action? {
         let transfer = update(self.transfer)
         return state.withLock { state in
             state.gate.transfer = transfer
+            if let network { state.latest = network }
             guard let latest = state.latest else { return nil }
-            return (latest, state.gate.update(network: latest, now: now))
+            return state.gate.update(network: latest, now: now)
         }
     }
 
     /// The transfer as last judged.
     var transfer: Transfer { state.withLock { $0.gate.transfer } }
 
+    /// Brings the transfer up to date without deciding.
     func updateTransfer(_ update: (Transfer) -> Transfer) {
         let transfer = update(self.transfer)
         state.withLock { $0.gate.transfer = transfer }

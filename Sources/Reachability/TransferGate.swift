@@ -58,15 +58,7 @@ public final class TransferGate: Sendable {
 
     /// The networks the work is judged by: the route to ``destination``, or the default path's.
     func networks() -> AsyncThrowingStream<TransferNetwork, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: TransferNetwork.self)
-        let watch = watchNetworks { result in
-            switch result {
-            case .success(let network): continuation.yield(network)
-            case .failure(let error): continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in watch.cancel() }
-        return stream
+        DestinationJudge.stream { self.watchNetworks($0) }
     }
 
     /// ``networks()`` handed to `deliver` as they come: for a destination straight from the

@@ -25,26 +25,14 @@ struct PathAPI: Sendable {
             return .json(status: 200, Array(paths.latestJSON().utf8))
         case ("path", 3) where parts[2] == "events":
             guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }
-            return .stream(status: 200, contentType: "application/x-ndjson", pathDocuments())
+            // The path's documents as JSON lines, the current one first.
+            return .stream(status: 200, contentType: "application/x-ndjson", paths.subscribe(.document))
         case ("route", 2):
             guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }
             return await route(request)
         default:
             return nil
         }
-    }
-
-    /// The path's documents as JSON lines, the current one first. Paths are states: a client
-    /// that falls behind skips to the newest ones (the feed keeps 64).
-    private func pathDocuments() -> AsyncStream<[UInt8]> {
-        let documents = paths.subscribe(.document)
-        let (lines, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(64))
-        let forward = Task {
-            for await document in documents { continuation.yield(Array(document.utf8) + [0x0A]) }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in forward.cancel() }
-        return lines
     }
 
     /// `GET /v1/route?host=H`: `{"host","reachable","network"}`, as `reach status --to` judges it.

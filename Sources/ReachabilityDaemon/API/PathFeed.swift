@@ -8,8 +8,23 @@ final class PathFeed: Sendable {
     private struct State {
         var json = "{}"
         var summary = "unknown"
-        var subscribers: [Int: (form: LineForm, continuation: AsyncStream<String>.Continuation)] = [:]
+        /// The latest path's stream lines, newline included: made once per path, whatever the
+        /// number of subscribers.
+        var lines = Lines(json: "{}", summary: "unknown")
+        var subscribers: [Int: (form: LineForm, continuation: AsyncStream<[UInt8]>.Continuation)] = [:]
         var next = 0
+    }
+
+    private struct Lines {
+        var event: [UInt8]
+        var document: [UInt8]
+
+        init(json: String, summary: String) {
+            event = Array("{\"type\":\"path\",\"summary\":\(PathJSON.string(summary)),\"path\":\(json)}\n".utf8)
+            document = Array((json + "\n").utf8)
+        }
+
+        subscript(form: LineForm) -> [UInt8] { form == .event ? event : document }
     }
 
     private let state = Mutex(State())
@@ -26,19 +41,14 @@ final class PathFeed: Sendable {
     func publish(_ path: NetworkPath) {
         let json = PathJSON.text(path)
         let summary = Self.summary(path)
+        let lines = Lines(json: json, summary: summary)
         let subscribers = state.withLock { state in
             state.json = json
             state.summary = summary
+            state.lines = lines
             return Array(state.subscribers.values)
         }
-        for subscriber in subscribers { subscriber.continuation.yield(Self.line(subscriber.form, json: json, summary: summary)) }
-    }
-
-    private static func line(_ form: LineForm, json: String, summary: String) -> String {
-        switch form {
-        case .event: "{\"type\":\"path\",\"summary\":\(PathJSON.string(summary)),\"path\":\(json)}"
-        case .document: json
-        }
+        for subscriber in subscribers { subscriber.continuation.yield(lines[subscriber.form]) }
     }
 
     /// The latest path's JSON (`reach status --json`'s).
@@ -47,13 +57,14 @@ final class PathFeed: Sendable {
     /// The latest path in words: `wifi via wlan0, unmetered`.
     func latestSummary() -> String { state.withLock { $0.summary } }
 
-    /// Lines of every path from now on, starting with the current one.
-    func subscribe(_ form: LineForm = .event) -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(64))
+    /// Lines (newline included) of every path from now on, starting with the current one.
+    /// Paths are states: a subscriber that falls behind skips to the newest 64.
+    func subscribe(_ form: LineForm = .event) -> AsyncStream<[UInt8]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(64))
         let key = state.withLock { state in
             state.next += 1
             state.subscribers[state.next] = (form, continuation)
-            continuation.yield(Self.line(form, json: state.json, summary: state.summary))
+            continuation.yield(state.lines[form])
             return state.next
         }
         continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.subscribers.removeValue(forKey: key) } }

@@ -128,7 +128,7 @@ struct QueueAPI: Sendable {
             }
         }
         let forwardPaths = Task {
-            for await text in pathUpdates where !buffer.push(Array(text.utf8) + [0x0A]) { break }
+            for await line in pathUpdates where !buffer.push(line) { break }
         }
         let stop = { @Sendable in
             buffer.close()

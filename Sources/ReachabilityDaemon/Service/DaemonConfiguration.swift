@@ -44,7 +44,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
 
     /// `path.sock` in the control socket's directory.
     public static func pathSocket(besides socketPath: String) -> String {
-        let directory = socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        return (directory.isEmpty ? "" : directory) + "/path.sock"
+        directory(of: socketPath) + "/path.sock"
+    }
+
+    /// Everything before a path's last `/` (empty for a name at the root).
+    static func directory(of path: String) -> Substring {
+        path[..<(path.lastIndex(of: "/") ?? path.startIndex)]
     }
 }

@@ -27,7 +27,9 @@ struct DaemonService: Service {
         let api = QueueAPI(queue: queue, paths: paths, metrics: metrics, pathAPI: pathAPI)
         // A directory shared with the path socket must let every user reach that socket; the
         // control socket itself stays 0600.
-        let sharesDirectory = configuration.pathSocketPath.map { Self.directory(of: $0) == Self.directory(of: configuration.socketPath) } ?? false
+        let sharesDirectory = configuration.pathSocketPath.map {
+            DaemonConfiguration.directory(of: $0) == DaemonConfiguration.directory(of: configuration.socketPath)
+        } ?? false
         let control = ControlServer(
             address: .unix(configuration.socketPath), access: sharesDirectory ? .ownerBesidePublic : .owner,
             authorize: ControlServer.sameUserOrRoot()
@@ -116,10 +118,6 @@ struct DaemonService: Service {
             guard let first = try await group.next(), let network = first else { throw CancellationError() }
             return network
         }
-    }
-
-    private static func directory(of path: String) -> Substring {
-        path[..<(path.lastIndex(of: "/") ?? path.startIndex)]
     }
 
     /// `/metrics` only, for every TCP client (Prometheus).
