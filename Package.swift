@@ -358,6 +358,8 @@ if Context.environment["REACH_FUZZ"] == "1" {
         ("FuzzInformationElements", ["ReachabilityCore"]),
         ("FuzzNl80211", ["ReachabilityCore"]),
         ("FuzzGioPathLine", ["GioReachParsing"]),
+        ("FuzzBudget", ["ReachabilityCore"]),
+        ("FuzzBudgetLedger", ["ReachabilityCore"]),
     ]
     for (name, dependencies) in fuzzTargets {
         package.targets.append(.executableTarget(

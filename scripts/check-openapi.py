@@ -6,10 +6,13 @@ listing every mismatch.
 2. The built daemon (.build/debug/reach-daemon, or $REACH_DAEMON) is started on a socket and
    state directory in a temporary directory, and every documented operation is exercised over
    the Unix socket: jobs added (a command, `true`, and a download from a closed loopback port
-   held back by `notBefore`), listed, filtered, read, paused, resumed and cancelled; the path,
-   the metrics and the event stream (its first two lines); and the errors: a malformed body,
-   an invalid job, a bad filter, a bad id, an unknown id, an unknown endpoint, a wrong method,
-   an action on a finished job, a body over the limit.
+   held back by `notBefore`), listed, filtered, read, paused, resumed and cancelled; data
+   budgets created, replaced, listed, read, reset, snoozed and removed, and one defined in the
+   configuration file (`--config`) that the API may not replace or remove; the path, the metrics
+   and the event stream (its first two lines); and the errors: a malformed body, an invalid job,
+   a bad filter, a bad id, an unknown id, an unknown endpoint, a wrong method, an action on a
+   finished job, a body over the limit, and for budgets a bad name, an unknown field, a warning
+   above the limit, a reserve not below it, a bad cycle, a bad selector and an unknown budget.
 3. Each answer's status must be one the document lists for the operation (an unknown endpoint
    and a wrong method are checked against components/responses NotFound and
    MethodNotAllowed), its Content-Type one the response declares, its declared headers present,
@@ -250,6 +253,21 @@ def leaves(error):
     return [leaf for sub in chosen for leaf in leaves(sub)]
 
 
+def metric_samples(text):
+    """The samples of a Prometheus text exposition: (name, labels, value) for each line."""
+    samples = []
+    for line in text.splitlines():
+        match = re.fullmatch(r'([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\S+)?', line)
+        if line.startswith("#") or match is None:
+            continue
+        labels = dict(re.findall(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"', match.group(2) or ""))
+        try:
+            samples.append((match.group(1), labels, float(match.group(3))))
+        except ValueError:
+            continue
+    return samples
+
+
 def escape(part):
     """A JSON pointer segment."""
     return part.replace("~", "~0").replace("/", "~1")
@@ -271,15 +289,26 @@ def closed_loopback_port():
         return probe.getsockname()[1]
 
 
+# The budget the configuration file defines: the API may reset and snooze it, not replace or remove it.
+CONFIG_BUDGET = "from-config"
+CONFIGURATION = f"""# check-openapi.py's configuration: one data budget (an interface that does not exist).
+budget {CONFIG_BUDGET} = iface:nothing* limit=1GB warning=none cycle=none
+"""
+
+
 class Daemon(DaemonProcess):
-    """The daemon under test, on loopback overridden as wired, stopped on every way out."""
+    """The daemon under test, on loopback overridden as wired, with a configuration file that
+    defines a budget, stopped on every way out."""
 
     def __init__(self, directory):
         super().__init__(directory, os.path.join(directory, "daemon.log"))
+        self.configuration = os.path.join(directory, "reach.conf")
+        with open(self.configuration, "w") as file:
+            file.write(CONFIGURATION)
 
     def command(self):
         return [DAEMON, "daemon", "--state-dir", os.path.join(self.directory, "state"), "--socket", self.socket_path,
-                "--override", "lo=wired"]
+                "--override", "lo=wired", "--config", self.configuration]
 
 
 def wait_for_state(checker, job_id, states, seconds=20):
@@ -417,6 +446,125 @@ def exercise(checker, directory):
     check("cancel cancelled", "POST", job_path + "/cancel", f"/v1/jobs/{download_id}/cancel", expect=409)
     # Over the body limit: sent with Expect: 100-continue and no body, as curl would.
     check("body too large", "POST", "/v1/jobs", "/v1/jobs",
+          headers={"Content-Type": "application/json", "Content-Length": str(2 << 20), "Expect": "100-continue"}, expect=413)
+
+    exercise_budgets(checker)
+
+
+def exercise_budgets(checker):
+    """The data budgets: one of the configuration file, two set over the API (on loopback, and on
+    cellular, which this host's path does not use), each operation, and the errors."""
+    fail = checker.fail
+    check = checker.check
+    one = "/v1/budgets/{name}"
+
+    status, listing = check("list budgets", "GET", "/v1/budgets", "/v1/budgets", expect=200)
+    if isinstance(listing, list):
+        configured = [budget for budget in listing if budget.get("name") == CONFIG_BUDGET]
+        if len(configured) != 1 or configured[0].get("source") != "config" or configured[0].get("warningBytes") is not None \
+                or configured[0].get("cycleEnd") is not None:
+            fail("list budgets (GET /v1/budgets)", f"expected {CONFIG_BUDGET!r} from the configuration file "
+                 f"(source config, no warning, no cycle): {listing}")
+
+    # Created (201): the defaults are a warning at 80 % of the limit, no reserve; `daily` has an end.
+    status, budget = check("create budget", "PUT", one, "/v1/budgets/lo-test", body={"for": "iface:lo", "limitBytes": 1000000, "cycle": "daily"},
+                           expect=201)
+    if isinstance(budget, dict):
+        expected = {"name": "lo-test", "for": "iface:lo", "limitBytes": 1000000, "warningBytes": 800000, "reserveBytes": 0, "cycle": "daily",
+                    "source": "api"}
+        wrong = {key: budget.get(key) for key, value in expected.items() if budget.get(key) != value}
+        if wrong or budget.get("cycleEnd") is None:
+            fail("create budget (PUT /v1/budgets/{name})", f"expected {expected} and a cycleEnd; differs: {wrong}: {budget}")
+    # Replaced (200): no warning, no cycle (so no end), a reserve.
+    status, budget = check("replace budget", "PUT", one, "/v1/budgets/lo-test",
+                           body={"for": "iface:lo", "limitBytes": 2000000, "noWarning": True, "cycle": "none", "reserveBytes": 1000}, expect=200)
+    if isinstance(budget, dict) and (budget.get("limitBytes"), budget.get("warningBytes"), budget.get("cycleEnd"), budget.get("reserveBytes")) \
+            != (2000000, None, None, 1000):
+        fail("replace budget (PUT /v1/budgets/{name})", f"expected limit 2000000, warning null, cycleEnd null, reserve 1000: {budget}")
+    status, budget = check("create cellular budget", "PUT", one, "/v1/budgets/sim.card_1",
+                           body={"for": "cellular", "limitBytes": 2000000000, "warningBytes": 1500000000, "cycle": "weekly:mon"}, expect=201)
+    if isinstance(budget, dict) and (budget.get("cycle"), budget.get("warningBytes")) != ("weekly:mon", 1500000000):
+        fail("create cellular budget (PUT /v1/budgets/{name})", f"expected cycle weekly:mon and warning 1500000000: {budget}")
+
+    status, listing = check("list budgets again", "GET", "/v1/budgets", "/v1/budgets", expect=200)
+    if isinstance(listing, list):
+        names = [budget.get("name") for budget in listing]
+        if names != sorted(names) or not {"lo-test", "sim.card_1", CONFIG_BUDGET} <= set(names):
+            fail("list budgets again (GET /v1/budgets)", f"expected lo-test, sim.card_1 and {CONFIG_BUDGET}, sorted by name: {names}")
+    status, budget = check("get budget", "GET", one, "/v1/budgets/sim.card_1", expect=200)
+    if isinstance(budget, dict) and budget.get("name") != "sim.card_1":
+        fail("get budget (GET /v1/budgets/{name})", f"another budget answered: {budget}")
+
+    status, budget = check("snooze budget", "POST", one + "/snooze", "/v1/budgets/sim.card_1/snooze", expect=200)
+    if isinstance(budget, dict) and budget.get("state") != "snoozed":
+        fail("snooze budget (POST /v1/budgets/{name}/snooze)", f"state {budget.get('state')!r}, expected snoozed")
+    status, budget = check("reset budget", "POST", one + "/reset", "/v1/budgets/sim.card_1/reset", expect=200)
+    if isinstance(budget, dict) and budget.get("state") != "ok":
+        fail("reset budget (POST /v1/budgets/{name}/reset)", f"state {budget.get('state')!r}, expected ok (a reset ends the snooze)")
+    # A budget of the configuration file: its usage may be reset and snoozed, not its definition changed.
+    check("reset configured budget", "POST", one + "/reset", f"/v1/budgets/{CONFIG_BUDGET}/reset", expect=200)
+    check("snooze configured budget", "POST", one + "/snooze", f"/v1/budgets/{CONFIG_BUDGET}/snooze", expect=200)
+    check("replace configured budget", "PUT", one, f"/v1/budgets/{CONFIG_BUDGET}", body={"for": "wifi", "limitBytes": 1}, expect=409)
+    check("remove configured budget", "DELETE", one, f"/v1/budgets/{CONFIG_BUDGET}", expect=409)
+
+    status, budget = check("remove budget", "DELETE", one, "/v1/budgets/lo-test", expect=200)
+    if isinstance(budget, dict) and budget.get("name") != "lo-test":
+        fail("remove budget (DELETE /v1/budgets/{name})", f"expected the removed budget: {budget}")
+    check("get removed budget", "GET", one, "/v1/budgets/lo-test", expect=404)
+
+    status, metrics = check("budget metrics", "GET", "/metrics", "/metrics", expect=200)
+    if isinstance(metrics, str):
+        samples = metric_samples(metrics)
+        for name, labels, value in (("reach_budget_used_bytes", {"budget": "sim.card_1"}, None),
+                                    ("reach_budget_limit_bytes", {"budget": "sim.card_1"}, 2000000000),
+                                    ("reach_budget_state", {"budget": "sim.card_1", "state": "ok"}, 1),
+                                    ("reach_budget_state", {"budget": "sim.card_1", "state": "exhausted"}, 0)):
+            found = [sample for sample in samples if sample[0] == name and sample[1] == labels]
+            if len(found) != 1 or (value is not None and found[0][2] != value):
+                fail("budget metrics (GET /metrics)", f"expected one {name}{labels}{'' if value is None else f' = {value}'}: {found}")
+        if any(sample[1].get("budget") == "lo-test" for sample in samples):
+            fail("budget metrics (GET /metrics)", "series of the removed budget lo-test remain")
+    # A budget on every interface applies to the path (when there is one): its entry is checked too.
+    check("create budget on every interface", "PUT", one, "/v1/budgets/everything",
+          body={"for": "iface:*", "limitBytes": 9007199254740991, "noWarning": True}, expect=201)
+    deadline = time.monotonic() + 5
+    while True:
+        status, path = check("path with budgets", "GET", "/v1/path", "/v1/path", expect=200)
+        listed = isinstance(path, dict) and "everything" in [budget.get("name") for budget in path.get("budgets") or []]
+        if listed or not isinstance(path, dict) or path.get("primary") is None or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    if isinstance(path, dict) and path.get("primary") is not None and not listed:
+        fail("path with budgets (GET /v1/path)", f"the budget for iface:* is not among the path's budgets within 5 s: {path.get('budgets')}")
+    check("remove budget on every interface", "DELETE", one, "/v1/budgets/everything", expect=200)
+
+    # Errors.
+    check("bad budget name", "GET", one, "/v1/budgets/.hidden", expect=400)
+    check("long budget name", "GET", one, "/v1/budgets/" + "b" * 65, expect=400)
+    check("bad budget name action", "POST", one + "/reset", "/v1/budgets/a%20b/reset", expect=400)
+    check("unknown budget", "GET", one, "/v1/budgets/nothing-here", expect=404)
+    check("reset unknown budget", "POST", one + "/reset", "/v1/budgets/nothing-here/reset", expect=404)
+    check("snooze unknown budget", "POST", one + "/snooze", "/v1/budgets/nothing-here/snooze", expect=404)
+    check("remove unknown budget", "DELETE", one, "/v1/budgets/nothing-here", expect=404)
+    status, answer = check("budget unknown field", "PUT", one, "/v1/budgets/bad", body={"for": "wifi", "limitBytes": 1000, "limit": 5}, expect=400)
+    if isinstance(answer, dict) and "limit" not in answer.get("error", {}).get("message", "").replace("limitBytes", ""):
+        fail("budget unknown field (PUT /v1/budgets/{name})", f"the error does not name the field 'limit': {answer}")
+    for label, body in (("budget warning above limit", {"for": "wifi", "limitBytes": 1000, "warningBytes": 1001}),
+                        ("budget reserve at limit", {"for": "wifi", "limitBytes": 1000, "reserveBytes": 1000}),
+                        ("budget warning and noWarning", {"for": "wifi", "limitBytes": 1000, "warningBytes": 10, "noWarning": True}),
+                        ("budget null field", {"for": "wifi", "limitBytes": 1000, "cycle": None}),
+                        ("budget bad cycle", {"for": "wifi", "limitBytes": 1000, "cycle": "monthly:32"}),
+                        ("budget bad selector", {"for": "iface:wlan[0", "limitBytes": 1000}),
+                        ("budget zero limit", {"for": "wifi", "limitBytes": 0}),
+                        ("budget limit too large", {"for": "wifi", "limitBytes": 9007199254740992})):
+        check(label, "PUT", one, "/v1/budgets/bad", body=body, expect=400)
+    check("budget malformed body", "PUT", one, "/v1/budgets/bad", body=b'{"for": ', expect=400)
+    check("bad budget not created", "GET", one, "/v1/budgets/bad", expect=404)
+    check("wrong method on budgets", "POST", "#/components/responses/MethodNotAllowed", "/v1/budgets", expect=405)
+    check("wrong method on a budget", "POST", "#/components/responses/MethodNotAllowed", "/v1/budgets/sim.card_1", expect=405)
+    check("wrong method on a budget action", "GET", "#/components/responses/MethodNotAllowed", "/v1/budgets/sim.card_1/snooze", expect=405)
+    check("unknown budget action", "POST", "#/components/responses/NotFound", "/v1/budgets/sim.card_1/frob", expect=404)
+    check("budget body too large", "PUT", one, "/v1/budgets/big",
           headers={"Content-Type": "application/json", "Content-Length": str(2 << 20), "Expect": "100-continue"}, expect=413)
 
 

@@ -13,9 +13,10 @@ cd "$root"
 # prometheus: promtool, which checks the daemon's metrics text (and lints it).
 # dnsmasq-base: the DNS server the per-interface resolver tests start in a namespace.
 # libglib2.0-dev, libjson-glib-dev: the GIO module (libgioreach.so); python3-gi and
-# unattended-upgrades: the GLib programs check-every-app.py runs it in.
+# unattended-upgrades: the GLib programs check-every-app.py runs it in. faketime: the wall clock
+# check-budgets.py moves past a budget's cycle end (libfaketime, preloaded into the daemon).
 scripts/setup.sh curl openssl nginx-light apache2 python3-venv tinyproxy prometheus dnsmasq-base \
-    libglib2.0-dev libjson-glib-dev python3-gi unattended-upgrades
+    libglib2.0-dev libjson-glib-dev python3-gi unattended-upgrades faketime
 scripts/testservers/setup.sh
 
 if [[ $(id -u) -ne 0 ]]; then
@@ -62,6 +63,14 @@ fi
 # the read-only path socket, dispatcher hooks and the update-agent recipes, against a daemon in
 # a private network namespace.
 if ! scripts/check-every-app.py; then
+    status=1
+fi
+
+# Data budgets: counting against the kernel's counters (curl's traffic and the queue's jobs over
+# veth uplinks overridden as cellular and Wi-Fi, a real nginx), the warning hook, a job held and
+# released by a snooze and by a new cycle (libfaketime), kill -9 and restart, an interface
+# deleted and re-created.
+if ! scripts/check-budgets.py; then
     status=1
 fi
 

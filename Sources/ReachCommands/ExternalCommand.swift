@@ -8,7 +8,7 @@ import ReachCommands
 /// a `PATH` entry offers under that name.
 package struct ExternalCommand {
     static let commands: [String: String] = [
-        "get": "reach-transfer", "upload": "reach-transfer", "daemon": "reach-daemon", "queue": "reach-daemon",
+        "get": "reach-transfer", "upload": "reach-transfer", "daemon": "reach-daemon", "queue": "reach-daemon", "budget": "reach-daemon",
     ]
 
     let executable: String

@@ -105,20 +105,31 @@ package struct GlobalOptions: ParsableArguments {
         return (rules, probes)
     }
 
-    package func monitorConfiguration(debounce: Duration = .zero) throws -> MonitorConfiguration {
+    /// The data budgets of the configuration file (none without one).
+    package func configuredBudgets() throws -> [ConfiguredBudget] {
+        guard let configFile else { return [] }
+        do {
+            return try ConfigurationFile.load(path: configFile).budgets
+        } catch {
+            throw UsageFailure(message: error.description)
+        }
+    }
+
+    package func monitorConfiguration(debounce: Duration = .zero, counterInterval: Duration? = nil) throws -> MonitorConfiguration {
         let (rules, probes) = try configuration()
         var configuration = MonitorConfiguration(
             overrides: rules, debounce: debounce, sysfsRoot: sysfsRoot, leaseRoot: leaseRoot,
             namespacePath: namespaceName.map(MonitorConfiguration.namespacePath(named:)), validation: probes.validation)
         configuration.readsWifiFacts = !noWifiFacts
+        configuration.counterInterval = counterInterval
         return configuration
     }
 
     /// The monitor these options describe, validating connectivity when a probe is configured.
     /// An executable without a prober (`reach`, which carries no HTTP stack) hands the whole
     /// command to `reach-transfer`, which has one: this process is replaced.
-    package func monitor(debounce: Duration = .zero) throws -> NetworkMonitor {
-        let configuration = try monitorConfiguration(debounce: debounce)
+    package func monitor(debounce: Duration = .zero, counterInterval: Duration? = nil) throws -> NetworkMonitor {
+        let configuration = try monitorConfiguration(debounce: debounce, counterInterval: counterInterval)
         guard configuration.validation != nil else { return NetworkMonitor(configuration: configuration) }
         guard let makeProber = ConnectivityProbing.makeProber else {
             ExternalCommand(executable: "reach-transfer", arguments: ["reach"] + CommandLine.arguments.dropFirst()).exec()

@@ -46,7 +46,14 @@ package enum PathFormatter {
         let families = [path.ipv4 ? "IPv4" : nil, path.ipv6 ? "IPv6" : nil].compactMap { $0 }
         text += " (\(families.joined(separator: " ")))"
         if path.isExpensive { text += " expensive" }
-        return text + connectivity(path)
+        return text + connectivity(path) + budgets(path)
+    }
+
+    /// `; budget sim exhausted, ship ok`: the data budgets counting the path (the daemon's
+    /// paths carry them); empty when none does.
+    package static func budgets(_ path: NetworkPath) -> String {
+        guard !path.budgets.isEmpty else { return "" }
+        return "; budget " + path.budgets.map { "\($0.name) \($0.state)" }.joined(separator: ", ")
     }
 
     /// `, connectivity full`, `, captive portal (log in at URL)`, `, checking connectivity`;

@@ -30,8 +30,10 @@ struct ConfigCommand: AsyncParsableCommand {
                 for problem in problems { printError(problem.description) }
                 throw ExitCode(64)
             }
-            let rules = try ConfigurationFile(parsing: text, name: file).rules
-            printLine("\(file): \(rules.count) rule\(rules.count == 1 ? "" : "s"), valid")
+            let parsed = try ConfigurationFile(parsing: text, name: file)
+            let (rules, budgets) = (parsed.rules.count, parsed.budgets.count)
+            let budgetText = budgets == 0 ? "" : ", \(budgets) budget\(budgets == 1 ? "" : "s")"
+            printLine("\(file): \(rules) rule\(rules == 1 ? "" : "s")\(budgetText), valid")
         }
     }
 }

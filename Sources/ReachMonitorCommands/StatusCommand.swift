@@ -22,10 +22,23 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "After the summary, say why: the egress interface's Wi-Fi facts and every signal behind its type and cost, then how connectivity was judged (each probe, its answer and when).")
     var explain = false
 
+    @Flag(
+        name: .customLong("daemon"),
+        help: "Print the path the daemon judges its jobs by (its overrides, validation and data budgets), read from its path socket, as `reach queue path` does.")
+    var fromDaemon = false
+
     @Option(name: .customLong("to"), help: ArgumentHelp("Answer for traffic to this host or address instead: interface, type and cost per address family.", valueName: "HOST"))
     var destination: String?
 
+    func validate() throws {
+        if fromDaemon && (destination != nil || explain) { throw ValidationError("--daemon prints the daemon's path: it takes --json, not --to or --explain") }
+    }
+
     func run() async throws {
+        if fromDaemon {
+            // The daemon's client lives in reach-daemon (with the HTTP stack): this process is replaced.
+            ExternalCommand(executable: "reach-daemon", arguments: ["reach", "queue", "path"] + (json ? ["--json"] : [])).exec()
+        }
         if let destination {
             try await runDestination(destination)
             return

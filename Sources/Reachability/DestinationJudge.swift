@@ -21,7 +21,10 @@ final class DestinationJudge: Sendable {
 
     private struct Host {
         var subscribers: [UInt64: Delivery] = [:]
+        /// The last network delivered, budgets applied.
         var last: TransferNetwork?
+        /// The last network judged, before budgets: what a budget change applies to anew.
+        var judged: TransferNetwork?
         var addresses: [String]?
         var resolvedAt: ContinuousClock.Instant?
     }
@@ -151,6 +154,27 @@ final class DestinationJudge: Sendable {
         for subscriber in subscribers { subscriber(.failure(error)) }
     }
 
+    /// What the data budgets leave changed: every host's last judgement is delivered again with
+    /// the budgets now, without a new round (no lookup: the routes did not change).
+    func budgetsChanged() {
+        queue.async { [weak self] in
+            guard let self, let monitor = self.monitor else { return }
+            let path = monitor.latestPath
+            let deliveries = self.state.withLock { state -> [(Delivery, TransferNetwork)] in
+                var deliveries: [(Delivery, TransferNetwork)] = []
+                for (host, entry) in state.hosts {
+                    guard let bare = entry.judged else { continue }
+                    let network = monitor.withBudgets(bare, path: path)
+                    guard network != entry.last else { continue }
+                    state.hosts[host]?.last = network
+                    deliveries += entry.subscribers.values.map { ($0, network) }
+                }
+                return deliveries
+            }
+            for (subscriber, network) in deliveries { subscriber(.success(network)) }
+        }
+    }
+
     // MARK: Rounds (on the queue)
 
     private func judgeUntilClean() {
@@ -211,12 +235,14 @@ final class DestinationJudge: Sendable {
         }
         let deliveries = state.withLock { state -> [(Delivery, TransferNetwork)] in
             var deliveries: [(Delivery, TransferNetwork)] = []
-            for (host, network) in judged {
+            for (host, bare) in judged {
                 guard var entry = state.hosts[host] else { continue }
                 if resolvedNow.contains(host) {
                     entry.addresses = addresses[host]
                     entry.resolvedAt = now
                 }
+                entry.judged = bare
+                let network = monitor.withBudgets(bare, path: path)
                 if entry.last != network {
                     entry.last = network
                     deliveries += entry.subscribers.values.map { ($0, network) }

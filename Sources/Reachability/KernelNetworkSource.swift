@@ -36,12 +36,24 @@ public struct KernelNetworkSource: NetworkStateSource {
         WatcherSubscription(watcher: try NetlinkWatcher(configuration: try netlinkConfiguration(), onSnapshot: handler))
     }
 
+    /// ``start(_:)`` with the interfaces' counters (`IFLA_STATS64`) after each snapshot and from
+    /// one link dump per `configuration.counterInterval` (none without one).
+    public func start(
+        _ handler: @escaping @Sendable (NetworkSnapshot) -> Void, counters: @escaping @Sendable ([InterfaceCounters]) -> Void
+    ) throws -> any NetworkStateSubscription {
+        WatcherSubscription(watcher: try NetlinkWatcher(configuration: try netlinkConfiguration(), onSnapshot: handler, onCounters: counters))
+    }
+
     /// Opens the namespace, if any: done at each start so a configuration stays a plain value.
     private func netlinkConfiguration() throws(MonitorConfigurationError) -> NetlinkConfiguration {
         var netlink = NetlinkConfiguration(
             sysfs: SysfsReader(root: configuration.sysfsRoot), probes: configuration.routeProbes,
             receiveBufferBytes: configuration.receiveBufferBytes, leases: configuration.leaseRoot.map { DHCPLeaseReader(root: $0) },
             readsWifiFacts: configuration.readsWifiFacts)
+        netlink.counterIntervalNanoseconds = configuration.counterInterval.map { interval in
+            let (seconds, attoseconds) = interval.components
+            return max(1_000_000, seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000)
+        }
         if let path = configuration.namespacePath {
             do throws(NamespaceError) {
                 netlink.namespace = try NetworkNamespace(path: path)

@@ -30,6 +30,9 @@ public struct MonitorConfiguration: Sendable, Hashable {
     /// nl80211. Off, Wi-Fi interfaces are classified from sysfs, DHCP and the user's rules
     /// alone: no SSID is read, and a phone's hotspot is known only from its DHCP hint.
     public var readsWifiFacts: Bool = true
+    /// Report every interface's byte counters (``NetworkMonitor/interfaceCounters()``) after
+    /// each change and from one link dump this often; nil (the default): no counters.
+    public var counterInterval: Duration?
 
     /// A configuration; by default the process's own namespace, the real `/sys` and `/`, no
     /// override rules, no debounce, the default route probes, a 4 MiB receive buffer and no

@@ -11,10 +11,14 @@ public struct MonitorStatistics: Sendable, Hashable {
     /// each time every cache was resynchronised from a fresh dump (so this is also the number
     /// of resyncs). A steady rise means the socket buffer is too small for the host's churn.
     public var overflows: Int
+    /// Link dumps made to read the interfaces' byte counters (one per
+    /// `MonitorConfiguration.counterInterval`, when counting).
+    public var counterDumps: Int
 
     /// Counters with the given values (zero by default).
-    public init(overflows: Int = 0) {
+    public init(overflows: Int = 0, counterDumps: Int = 0) {
         self.overflows = overflows
+        self.counterDumps = counterDumps
     }
 }
 
@@ -71,5 +75,6 @@ private struct CountedSubscription: NetworkStateSubscription {
 extension MonitorStatistics {
     fileprivate mutating func add(_ watcher: NetlinkWatcher.Statistics) {
         overflows += watcher.overflows
+        counterDumps += watcher.counterDumps
     }
 }

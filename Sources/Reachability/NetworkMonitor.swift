@@ -39,7 +39,13 @@ public final class NetworkMonitor: Sendable {
     let validation: (settings: ConnectivityValidation, prober: any ConnectivityProber)?
     /// Probes go out of interfaces of this namespace.
     let namespacePath: String?
-    private let judgeBox = Mutex<DestinationJudge?>(nil)
+    let judgeBox = Mutex<DestinationJudge?>(nil)
+    /// What data budgets say about each interface (``updateBudgets(_:)``).
+    let budgetTable = Mutex(InterfaceBudgets())
+    /// Told each counter reading (``interfaceCounters()``).
+    let counterObservers = Mutex<[UInt64: AsyncStream<CounterReading>.Continuation]>([:])
+    /// The run whose paths were last published: a budget change republishes its latest path.
+    let publishedRun = Atomic<UInt64>(0)
 
     /// The judge every ``networks(to:)`` stream shares, made on first use.
     var destinationJudge: DestinationJudge {
@@ -208,16 +214,22 @@ public final class NetworkMonitor: Sendable {
         }
         DispatchQueue.global(qos: .userInitiated).async { [weak self] in
             let cache = CacheBox()
+            // The interfaces as last classified, for the counters that follow each snapshot
+            // (both come from the source's one thread, in that order).
+            let classified = ClassifiedBox()
             do {
-                let started = try source.start { [weak self] snapshot in
+                let started = try source.start({ [weak self] snapshot in
                     let path = cache.value.withLock { evaluator.evaluate(snapshot, cache: &$0) }
+                    classified.value.withLock { $0 = path.interfaces }
                     if let validator {
                         validator.observe(snapshot, path: path)
                     } else {
                         self?.publish(path, run: run)
                     }
                     self?.snapshotObservers.withLock { observers in for observer in observers.values { observer.yield() } }
-                }
+                }, counters: { [weak self] samples in
+                    self?.deliverCounters(CounterReading(counters: samples, interfaces: classified.value.withLock { $0 }))
+                })
                 guard let self else {
                     validator?.cancel()
                     return started.cancel()
@@ -235,8 +247,24 @@ public final class NetworkMonitor: Sendable {
     }
 
     private func publish(_ path: NetworkPath, run: UInt64) {
+        var path = path
+        path.budgets = pathBudgets(for: path)
+        publishedRun.store(run, ordering: .relaxed)
         for subscriber in lifecycle.withLock({ $0.received(path, run: run) }) { subscriber.receive(path) }
     }
+
+    /// Publishes the latest path again (with the budgets now): subscribers hear it only if it
+    /// changed.
+    func republish() {
+        guard let latest = latestPath else { return }
+        publish(latest, run: publishedRun.load(ordering: .relaxed))
+    }
+}
+
+/// The interfaces as last classified in one run, for the counters that follow each snapshot. A
+/// class: the source's closures outlive the scope that makes it, which a local `Mutex` would not.
+private final class ClassifiedBox: Sendable {
+    let value = Mutex<[Interface]>([])
 }
 
 /// Classifications kept between snapshots of one run (the source calls from one thread; the

@@ -16,9 +16,23 @@ public protocol NetworkStateSource: Sendable {
     /// snapshot per batch of changes, all from one thread, until the returned subscription is
     /// cancelled.
     func start(_ handler: @escaping @Sendable (NetworkSnapshot) -> Void) throws -> any NetworkStateSubscription
+
+    /// ``start(_:)``, also telling `counters` every interface's byte counters after each
+    /// snapshot (from the same thread) and at the source's counter interval. Sources without
+    /// counters never call it.
+    func start(
+        _ handler: @escaping @Sendable (NetworkSnapshot) -> Void, counters: @escaping @Sendable ([InterfaceCounters]) -> Void
+    ) throws -> any NetworkStateSubscription
 }
 
 extension NetworkStateSource {
+    /// Sources without counters start as ``start(_:)`` and never call `counters`.
+    public func start(
+        _ handler: @escaping @Sendable (NetworkSnapshot) -> Void, counters: @escaping @Sendable ([InterfaceCounters]) -> Void
+    ) throws -> any NetworkStateSubscription {
+        try start(handler)
+    }
+
     /// Sources that cannot look routes up answer with the probes' lookups, relabelled.
     public func snapshot(towards destinations: [String]) throws -> NetworkSnapshot {
         var snapshot = try snapshot()

@@ -66,9 +66,9 @@ public final class TransferGate: Sendable {
     func watchNetworks(_ deliver: @escaping DestinationJudge.Delivery) -> DestinationJudge.Subscription {
         if let destination { return monitor.watchNetworks(to: destination, deliver: deliver) }
         let paths = monitor.paths
-        let task = Task {
+        let task = Task { [monitor] in
             do {
-                for try await path in paths { deliver(.success(TransferNetwork(path: path))) }
+                for try await path in paths { deliver(.success(monitor.withBudgets(TransferNetwork(path: path), path: path))) }
                 deliver(.failure(CancellationError()))
             } catch {
                 deliver(.failure(error))

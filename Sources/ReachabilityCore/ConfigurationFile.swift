@@ -13,6 +13,9 @@
 /// probe       = https://probe.example.net/generate_204
 /// probe-timeout = 3
 /// probe-recheck = 1800
+/// # Data budgets (the daemon keeps them): NAME = SELECTOR limit=SIZE [warning=SIZE|none]
+/// # [cycle=monthly:DAY|weekly:DAY|daily|none] [reserve=SIZE]
+/// budget sim  = cellular limit=2GB warning=1.6GB cycle=monthly:14 reserve=100MB
 /// ```
 /// Each rule has the syntax of `--override` (``OverrideRule``). Rules are tried in order;
 /// the first rule matching an interface that sets a type decides the type, and the first that
@@ -23,6 +26,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var rules: [OverrideRule]
     /// The file's connectivity-validation settings (no probe: validation stays off).
     public var probeSettings: ProbeSettings
+    /// The file's data budgets, with where each is (`FILE:LINE`), in file order.
+    public var budgets: [ConfiguredBudget] = []
 
     /// A configuration made of already parsed rules and settings.
     public init(rules: [OverrideRule], probeSettings: ProbeSettings = ProbeSettings()) {
@@ -43,14 +48,16 @@ public struct ConfigurationFile: Sendable, Hashable {
         if let first = parsed.problems.first { throw first }
         self.rules = parsed.rules
         self.probeSettings = parsed.settings
+        self.budgets = parsed.budgets
     }
 
     /// One pass over every line: the valid rules and settings, and every invalid line.
     private static func parse(
         _ text: String, name: String
-    ) -> (rules: [OverrideRule], settings: ProbeSettings, problems: [ConfigurationFileError]) {
+    ) -> (rules: [OverrideRule], settings: ProbeSettings, budgets: [ConfiguredBudget], problems: [ConfigurationFileError]) {
         var settings = ProbeSettings()
         var rules: [OverrideRule] = []
+        var budgets: [ConfiguredBudget] = []
         var problems: [ConfigurationFileError] = []
         // Editors on Windows start UTF-8 files with a byte-order mark; it is not part of a rule.
         let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
@@ -60,6 +67,18 @@ public struct ConfigurationFile: Sendable, Hashable {
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let trimmed = String(line.trimmingBlanks())
             if trimmed.isEmpty { continue }
+            if let budget = budgetLine(trimmed) {
+                do throws(BudgetError) {
+                    let parsed = try DataBudget(name: budget.name, configuration: budget.value)
+                    if budgets.contains(where: { $0.budget.name == parsed.name }) {
+                        throw BudgetError(field: "name", reason: "a budget '\(parsed.name)' is defined above")
+                    }
+                    budgets.append(ConfiguredBudget(budget: parsed, origin: "\(name):\(offset + 1)"))
+                } catch {
+                    problems.append(ConfigurationFileError(file: name, line: offset + 1, text: trimmed, reason: error.description, kind: "budget"))
+                }
+                continue
+            }
             if let setting = ProbeSettings.setting(in: trimmed) {
                 if let reason = settings.apply(key: setting.key, value: setting.value) {
                     problems.append(ConfigurationFileError(file: name, line: offset + 1, text: trimmed, reason: reason, kind: "setting"))
@@ -72,7 +91,15 @@ public struct ConfigurationFile: Sendable, Hashable {
                 problems.append(ConfigurationFileError(file: name, line: offset + 1, text: trimmed, reason: error.reason))
             }
         }
-        return (rules, settings, problems)
+        return (rules, settings, budgets, problems)
+    }
+
+    /// `budget NAME = VALUE`: the name (checked by ``DataBudget``) and the value; nil for
+    /// another kind of line.
+    private static func budgetLine(_ line: String) -> (name: String, value: String)? {
+        guard line.hasPrefix("budget "), let equals = line.firstIndex(of: "=") else { return nil }
+        let name = line[line.index(line.startIndex, offsetBy: 7)..<equals].trimmingBlanks()
+        return (String(name), String(line[line.index(after: equals)...].trimmingBlanks()))
     }
 }
 

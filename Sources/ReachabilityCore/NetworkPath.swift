@@ -31,6 +31,9 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
     /// The captive portal's login page when ``connectivity`` is ``Connectivity/portal`` and
     /// the portal named it.
     public var portalURL: String?
+    /// The data budgets counting the path's traffic (its primary interface's and its
+    /// underlay's), with their state: set by the daemon, which keeps budgets; empty elsewhere.
+    public var budgets: [PathBudget] = []
 
     /// A path given field by field (``PathEvaluator`` computes them; tests and fakes write them).
     public init(
@@ -68,7 +71,7 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
     public var primaryValidation: InterfaceValidation? { primary.flatMap { interface(named: $0.name)?.validation } }
 
     enum CodingKeys: String, CodingKey {
-        case status, isExpensive = "expensive", ipv4, ipv6, primary, underlay, interfaces, identity, connectivity, portalURL
+        case status, isExpensive = "expensive", ipv4, ipv6, primary, underlay, interfaces, identity, connectivity, portalURL, budgets
     }
 
     public init(from decoder: any Decoder) throws {
@@ -84,6 +87,7 @@ public struct NetworkPath: Sendable, Hashable, Decodable {
         // Written since validation exists; an older writer's path reads as not probed.
         connectivity = try container.decodeIfPresent(Connectivity.self, forKey: .connectivity) ?? (status == .unreachable ? .none : .unknown)
         portalURL = try container.decodeIfPresent(String.self, forKey: .portalURL)
+        budgets = try container.decodeIfPresent([PathBudget].self, forKey: .budgets) ?? []
     }
 
 }

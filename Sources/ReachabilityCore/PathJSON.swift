@@ -8,6 +8,13 @@ public enum PathJSON {
     public static func text(_ path: NetworkPath, time: String? = nil) -> String {
         var out = "{"
         if let time { out += "\"time\":\(string(time))," }
+        out += "\"budgets\":["
+        for (offset, budget) in path.budgets.enumerated() {
+            if offset > 0 { out += "," }
+            out += "{\"cycleEnd\":\(optional(budget.cycleEnd)),\"limitBytes\":\(budget.limitBytes),"
+            out += "\"name\":\(string(budget.name)),\"state\":\(string(budget.state.rawValue))}"
+        }
+        out += "],"
         out += "\"connectivity\":\(string(path.connectivity.rawValue)),"
         out += "\"expensive\":\(path.isExpensive),\"identity\":\(text(path.identity)),\"interfaces\":["
         for (offset, interface) in path.interfaces.enumerated() {

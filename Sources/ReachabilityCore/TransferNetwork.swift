@@ -18,6 +18,9 @@ public struct TransferNetwork: Sendable, Hashable, CustomStringConvertible {
     public var connectivity: Connectivity?
     /// The captive portal's page, when ``connectivity`` is ``Connectivity/portal``.
     public var portalURL: String?
+    /// The data budgets counting this network's traffic, with what is left of each (a snoozed
+    /// budget is not listed): empty when none applies.
+    public var budgets: [BudgetAllowance] = []
 
     /// A network given field by field; by default inexpensive, not local, not validated.
     public init(

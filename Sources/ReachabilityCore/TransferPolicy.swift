@@ -58,6 +58,10 @@ public enum TransferWaitReason: Sendable, Hashable, CustomStringConvertible {
     case captivePortal(url: String?)
     /// Probing is on and the network's first round of probes has not answered yet.
     case checkingInternet
+    /// What is left of a data budget counting this network (less its reserve, for a transfer
+    /// that is not user-initiated) does not cover the transfer; `cycleEnd` (seconds since
+    /// 1970) is when the budget starts over, nil for one without cycles.
+    case overBudget(name: String, cycleEnd: Int64?)
 
     public var description: String {
         switch self {
@@ -71,6 +75,8 @@ public enum TransferWaitReason: Sendable, Hashable, CustomStringConvertible {
         case .noInternet: "network has no Internet access"
         case .captivePortal(let url): "captive portal" + (url.map { ": log in at \($0)" } ?? "")
         case .checkingInternet: "checking Internet access"
+        case .overBudget(let name, let end):
+            "over the data budget '\(name)'" + (end.flatMap(RFC3339Time.utcText).map { "; it starts over at \($0)" } ?? "")
         }
     }
 
@@ -87,6 +93,7 @@ public enum TransferWaitReason: Sendable, Hashable, CustomStringConvertible {
         case .noInternet: "noInternet"
         case .captivePortal: "captivePortal"
         case .checkingInternet: "checkingInternet"
+        case .overBudget: "overBudget"
         }
     }
 }
@@ -168,6 +175,13 @@ public struct TransferPolicy: Sendable, Hashable {
             if connectivity == .portal { return .wait(.captivePortal(url: network.portalURL)) }
             return .wait(connectivity == .unknown ? .checkingInternet : .noInternet)
         }
+        // A data budget holds every transfer, user-initiated ones only past the reserve.
+        for budget in network.budgets {
+            let left = budget.left(for: transfer.priority)
+            if left <= 0 || (transfer.expectedBytes.map { $0 > left } ?? false) {
+                return .wait(.overBudget(name: budget.name, cycleEnd: budget.cycleEnd))
+            }
+        }
         guard transfer.priority != .userInitiated else { return .allow }
         // Each limit is a budget: what is left of it must cover the bytes still to move (when
         // known), and an exhausted budget stops a transfer of unknown size too.
@@ -189,8 +203,10 @@ public struct TransferPolicy: Sendable, Hashable {
     /// is unknown (or understated by the server) stops at this budget, so `--max-cellular 50MB`
     /// never moves more than 50 MB on cellular whatever the server says or hides.
     public func byteBudget(on network: TransferNetwork, for transfer: Transfer) -> Int64? {
-        guard transfer.priority != .userInitiated, !network.isLocal else { return nil }
-        var budgets: [Int64] = []
+        guard !network.isLocal else { return nil }
+        // Data budgets are shared by all traffic: what is left of them now.
+        var budgets = network.budgets.map { $0.left(for: transfer.priority) }
+        guard transfer.priority != .userInitiated else { return budgets.min().map { max(0, $0) } }
         if network.status == .cellular, let limit = cellularSizeLimit { budgets.append(limit - max(0, transfer.movedOnCellular)) }
         if network.isExpensive, let limit = expensiveSizeLimit { budgets.append(limit - max(0, transfer.movedOnExpensive)) }
         return budgets.min().map { max(0, $0) }

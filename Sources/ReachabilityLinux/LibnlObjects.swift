@@ -36,6 +36,17 @@ enum LibnlObjects {
             macAddress: mac)
     }
 
+    /// The link's byte counters (libnl reads them from `IFLA_STATS64` when the kernel sends it),
+    /// or nil for the per-family objects.
+    static func counters(link: OpaquePointer, removed: Bool = false) -> InterfaceCounters? {
+        guard rtnl_link_get_family(link) == AF_UNSPEC else { return nil }
+        let index = Int32(rtnl_link_get_ifindex(link))
+        guard index > 0, let namePointer = rtnl_link_get_name(link) else { return nil }
+        return InterfaceCounters(
+            index: index, name: String(cString: namePointer), receivedBytes: rtnl_link_get_stat(link, RTNL_LINK_RX_BYTES),
+            sentBytes: rtnl_link_get_stat(link, RTNL_LINK_TX_BYTES), isRemoved: removed)
+    }
+
     /// Kinds whose IFLA_LINK names a peer rather than a lower device.
     private static let peerKinds: Set<String> = ["veth", "netkit", "vxcan"]
 

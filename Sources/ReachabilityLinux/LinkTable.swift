@@ -44,6 +44,14 @@ final class LinkTable {
     }
 
     /// Applies one libnl change callback.
+    /// The last counters of links deleted since the last ``takeRemovedCounters()``.
+    private var removedCounters: [InterfaceCounters] = []
+
+    func takeRemovedCounters() -> [InterfaceCounters] {
+        defer { removedCounters = [] }
+        return removedCounters
+    }
+
     func apply(object: OpaquePointer, action: Int32) {
         let type = LibnlObjects.typeName(object)
         if type == LibnlObjects.linkType {
@@ -58,6 +66,9 @@ final class LinkTable {
         let carriesDefault = defaultRoutes.contains { $0.interfaceIndex == facts.index }
         changed = true
         if deleted {
+            // The cached object's counters: the last the kernel sent (its final link message
+            // before the deletion carries them).
+            if let last = LibnlObjects.counters(link: object, removed: true) { removedCounters.append(last) }
             links[facts.index] = nil
             sysfsCache[facts.index] = nil
             leaseHints[facts.index] = nil

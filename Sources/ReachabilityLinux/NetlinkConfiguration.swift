@@ -13,6 +13,9 @@ public struct NetlinkConfiguration: Sendable {
     public var leases: DHCPLeaseReader?
     /// Read Wi-Fi facts over nl80211 (when the kernel has it).
     public var readsWifiFacts: Bool
+    /// Report interface counters after each published batch and from one link dump this often
+    /// (nanoseconds); nil: no counters.
+    public var counterIntervalNanoseconds: Int64? = nil
 
     public init(
         sysfs: SysfsReader = SysfsReader(), probes: RouteProbes = RouteProbes(), receiveBufferBytes: Int = 4 << 20,

@@ -27,8 +27,10 @@ public final class NetlinkWatcher: Sendable {
         public var snapshots = 0
         /// The receive buffer the kernel granted, in bytes (it reports twice the request).
         public var receiveBufferBytes = 0
-        /// Route or rule dumps that failed (retried with the next batch).
+        /// Route, rule or counter dumps that failed (retried with the next batch).
         public var failedDumps = 0
+        /// Link dumps made for counters (at most one per counter interval).
+        public var counterDumps = 0
     }
 
     private let statisticsBox = StatisticsBox()
@@ -39,7 +41,8 @@ public final class NetlinkWatcher: Sendable {
     /// the initial state always comes before any change. Throws if the sockets cannot be set up.
     public init(
         configuration: NetlinkConfiguration = NetlinkConfiguration(),
-        onSnapshot: @escaping @Sendable (NetworkSnapshot) -> Void
+        onSnapshot: @escaping @Sendable (NetworkSnapshot) -> Void,
+        onCounters: (@Sendable ([InterfaceCounters]) -> Void)? = nil
     ) throws(NetlinkError) {
         let event = reach_eventfd()
         guard event >= 0 else { throw NetlinkError("eventfd", errno: errno) }
@@ -55,7 +58,8 @@ public final class NetlinkWatcher: Sendable {
                         throw NetlinkError("enter namespace", errno: error.errno)
                     }
                 }
-                session = try WatchSession(configuration: configuration, statistics: statistics, onSnapshot: onSnapshot)
+                session = try WatchSession(
+                    configuration: configuration, statistics: statistics, onSnapshot: onSnapshot, onCounters: onCounters)
             } catch {
                 startError.withLock { $0 = error }
                 started.signal()
@@ -103,6 +107,8 @@ private final class WatchSession {
     private let configuration: NetlinkConfiguration
     private let statistics: StatisticsBox
     private let onSnapshot: @Sendable (NetworkSnapshot) -> Void
+    /// Told the interfaces' counters after each publish and each counter dump.
+    private let onCounters: (@Sendable ([InterfaceCounters]) -> Void)?
     private var manager: OpaquePointer?
     private var managerSocket: OpaquePointer?
     private var linkCache: OpaquePointer?
@@ -125,11 +131,12 @@ private final class WatchSession {
 
     init(
         configuration: NetlinkConfiguration, statistics: StatisticsBox,
-        onSnapshot: @escaping @Sendable (NetworkSnapshot) -> Void
+        onSnapshot: @escaping @Sendable (NetworkSnapshot) -> Void, onCounters: (@Sendable ([InterfaceCounters]) -> Void)?
     ) throws(NetlinkError) {
         self.configuration = configuration
         self.statistics = statistics
         self.onSnapshot = onSnapshot
+        self.onCounters = configuration.counterIntervalNanoseconds == nil ? nil : onCounters
         table = LinkTable(sysfs: configuration.sysfs, leases: configuration.leases)
         syncSocket = try NetlinkSocket(operation: "connect sync socket")
         queries = try RouteQueries()
@@ -259,10 +266,16 @@ private final class WatchSession {
         // that comes in two steps (link up, then its route) is not held back like a storm.
         var eagerPublishes = 0
         var lastPublish: Int64 = 0
+        // The next counter dump, when counting.
+        var countersDue = configuration.counterIntervalNanoseconds.map { reach_monotonic_ns() + $0 }
         while true {
             for index in fds.indices { fds[index].revents = 0 }
             let publishAt = max(eagerPublishes < Self.eagerPublishBurst ? 0 : nextPublish, roamGrace.deadline ?? 0)
-            let wait: Int64 = pending ? max(0, publishAt - reach_monotonic_ns()) : -1
+            var wait: Int64 = pending ? max(0, publishAt - reach_monotonic_ns()) : -1
+            if let countersDue {
+                let untilDump = max(0, countersDue - reach_monotonic_ns())
+                wait = wait < 0 ? untilDump : min(wait, untilDump)
+            }
             let ready = reach_poll_ns(&fds, nfds_t(fds.count), wait)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -301,6 +314,10 @@ private final class WatchSession {
             // links spends at most about a twentieth of a core on them; the settled state still
             // goes out one spacing (at most `longestPublishSpacing`) after the storm.
             // The cost is CPU time, so a handler that blocks does not stretch the spacing.
+            if let due = countersDue, let interval = configuration.counterIntervalNanoseconds, reach_monotonic_ns() >= due {
+                dumpCounters()
+                countersDue = reach_monotonic_ns() + interval
+            }
             guard pending else { continue }
             let now = reach_monotonic_ns()
             // A station that may be roaming: its outage is not published unless it lasts.
@@ -376,6 +393,32 @@ private final class WatchSession {
     private func publish() {
         statistics.value.withLock { $0.snapshots += 1 }
         onSnapshot(table.snapshot())
+        // The counters the batch's link messages carried (libnl keeps each link's latest),
+        // after the snapshot, so they are matched against the interfaces as now classified.
+        guard let onCounters, let linkCache else { return }
+        var samples = table.takeRemovedCounters()
+        LibnlObjects.forEach(linkCache) { link in
+            if let counters = LibnlObjects.counters(link: link) { samples.append(counters) }
+        }
+        onCounters(samples)
+    }
+
+    /// One link dump for fresh counters (the kernel sends no message when only they change).
+    /// A failed dump is skipped: the next one counts what this one missed.
+    private func dumpCounters() {
+        guard let onCounters else { return }
+        var cache: OpaquePointer?
+        guard rtnl_link_alloc_cache(syncSocket.handle, AF_UNSPEC, &cache) == 0, let cache else {
+            statistics.value.withLock { $0.failedDumps += 1 }
+            return
+        }
+        defer { nl_cache_free(cache) }
+        var samples = table.takeRemovedCounters()
+        LibnlObjects.forEach(cache) { link in
+            if let counters = LibnlObjects.counters(link: link) { samples.append(counters) }
+        }
+        statistics.value.withLock { $0.counterDumps += 1 }
+        onCounters(samples)
     }
 
     /// libnl keeps an `AF_INET6` (and, for bridge ports, `AF_BRIDGE`) link object per

@@ -27,6 +27,9 @@ extension MetricDescription {
     static let netlinkOverflows = MetricDescription(
         name: "reach_netlink_overflows_total",
         help: "Netlink receive buffer overflows: kernel events were lost and the monitor resynchronised from a full dump.")
+    static let counterDumps = MetricDescription(
+        name: "reach_netlink_stats_dumps_total",
+        help: "Link dumps made to read the interfaces' byte statistics (IFLA_STATS64) for data budgets: one per count interval.")
     static let jobs = MetricDescription(
         name: "reach_jobs",
         help: "Jobs in the daemon's queue, by state.")
@@ -37,8 +40,19 @@ extension MetricDescription {
         name: "reach_job_paused_seconds_total",
         help: "Seconds jobs spent paused, by the reason they were paused.")
 
+    static let budgetUsed = MetricDescription(
+        name: "reach_budget_used_bytes",
+        help: "Bytes counted against a data budget in its current cycle (all traffic of the interfaces it counts, from the kernel's counters).")
+    static let budgetLimit = MetricDescription(name: "reach_budget_limit_bytes", help: "A data budget's limit per cycle, in bytes.")
+    static let budgetState = MetricDescription(
+        name: "reach_budget_state",
+        help: "A data budget's state, as a state set: 1 for the current state (ok, warning, exhausted, snoozed), 0 for the others.")
+    static let budgetCycleEnd = MetricDescription(
+        name: "reach_budget_cycle_end_seconds", help: "When a data budget's current cycle ends, in seconds since 1970 (no series without cycles).")
+
     /// Every family, for the factory's help lookup.
     static let all: [MetricDescription] = [
-        pathStatus, pathExpensive, pathConnectivity, interfaceInfo, pathChanges, netlinkOverflows, jobs, transferBytes, pausedSeconds,
+        pathStatus, pathExpensive, pathConnectivity, interfaceInfo, pathChanges, netlinkOverflows, counterDumps, jobs, transferBytes, pausedSeconds,
+        budgetUsed, budgetLimit, budgetState, budgetCycleEnd,
     ]
 }

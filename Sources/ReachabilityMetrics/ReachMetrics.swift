@@ -29,6 +29,7 @@ public final class ReachMetrics: Sendable {
         var jobs: JobMetrics
         var transfers: TransferMetrics
         var monitor: MonitorMetrics
+        var budgets: BudgetMetrics
     }
 
     private let registry = PrometheusCollectorRegistry()
@@ -47,7 +48,7 @@ public final class ReachMetrics: Sendable {
         let factory = DescribedPrometheusFactory(registry: registry)
         series = Mutex(Series(
             path: PathMetrics(factory: factory), jobs: JobMetrics(factory: factory), transfers: TransferMetrics(factory: factory),
-            monitor: MonitorMetrics(factory: factory)))
+            monitor: MonitorMetrics(factory: factory), budgets: BudgetMetrics(factory: factory)))
     }
 
     /// Takes in a path from the monitor: sets the status, cost and interface series, and counts
@@ -67,6 +68,16 @@ public final class ReachMetrics: Sendable {
     /// `paused`, `succeeded`, `failed`, `cancelled`); a state left out is 0.
     public func setJobCounts(_ counts: [String: Int]) {
         series.withLock { $0.jobs.set(counts) }
+    }
+
+    /// Sets the data budgets' series from every budget now, by name: used and limit bytes, the
+    /// state (`ok`, `warning`, `exhausted`, `snoozed`) and the cycle's end (seconds since 1970,
+    /// nil for none). A budget left out has its series removed.
+    public func setBudgets(_ budgets: [(name: String, usedBytes: Int64, limitBytes: Int64, state: String, cycleEnd: Int64?)]) {
+        let values = budgets.map {
+            BudgetMetrics.Budget(name: $0.name, usedBytes: $0.usedBytes, limitBytes: $0.limitBytes, state: $0.state, cycleEnd: $0.cycleEnd)
+        }
+        series.withLock { $0.budgets.set(values) }
     }
 
     /// Adds `bytes` to `reach_transfer_bytes_total{direction, network_type}`. A negative count

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ReachCommands
 import Reachability
+import ReachabilityCore
 import ReachabilityDaemon
 
 /// `reach daemon`: the persistent job queue as a service.
@@ -46,6 +47,13 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("metrics-listen"), help: ArgumentHelp("Also serve /metrics over TCP here (e.g. 127.0.0.1:9850).", valueName: "HOST:PORT"))
     var metricsListen: String?
 
+    @Option(
+        name: .customLong("count-interval"),
+        help: ArgumentHelp(
+            "Seconds between readings of the interfaces' byte counters for data budgets (one link dump each) and checkpoints of the counts (1-3600).",
+            valueName: "SECONDS"))
+    var countInterval = 60
+
     @Option(name: .customLong("per-host"), help: "Transfers at once against one host (1-64).")
     var perHost = 2
 
@@ -55,6 +63,7 @@ struct DaemonCommand: AsyncParsableCommand {
     func validate() throws {
         try OptionChecks.check(perHost, option: "--per-host", in: 1...64, unit: "transfers")
         try OptionChecks.check(maxRunning, option: "--max-running", in: 1...256, unit: "transfers")
+        try OptionChecks.check(countInterval, option: "--count-interval", in: 1...3600, unit: "seconds")
         if let stateDirectory, !stateDirectory.hasPrefix("/") { throw ValidationError("--state-dir must be an absolute path") }
         if let socket, !socket.hasPrefix("/") { throw ValidationError("--socket must be an absolute path") }
         if let pathSocket, pathSocket != "none", !pathSocket.hasPrefix("/") { throw ValidationError("--path-socket must be an absolute path or 'none'") }
@@ -68,7 +77,13 @@ struct DaemonCommand: AsyncParsableCommand {
 
     func run() async throws {
         let monitor: NetworkMonitor
-        do { monitor = try global.monitor() } catch { throw failure(error) }
+        let budgets: [ConfiguredBudget]
+        do {
+            monitor = try global.monitor(counterInterval: .seconds(countInterval))
+            budgets = try global.configuredBudgets()
+        } catch {
+            throw failure(error)
+        }
         var configuration = DaemonConfiguration(
             stateDirectory: stateDirectory ?? DaemonPaths.stateDirectory(), socketPath: socket ?? DaemonPaths.socket())
         if let dispatcherDirectory { configuration.dispatcherDirectory = dispatcherDirectory == "none" ? nil : dispatcherDirectory }
@@ -77,6 +92,8 @@ struct DaemonCommand: AsyncParsableCommand {
         configuration.metricsListen = try metricsListen.map(MetricsAddress.parse).map { DaemonConfiguration.ListenAddress(host: $0.host, port: $0.port) }
         configuration.perHost = perHost
         configuration.maxRunning = maxRunning
+        configuration.countInterval = .seconds(countInterval)
+        configuration.configuredBudgets = budgets
         do {
             try await ReachDaemon(configuration: configuration, monitor: monitor).run()
         } catch {

@@ -30,7 +30,7 @@ struct QueueConnection: ParsableArguments {
     var socketPath: String { socket ?? DaemonPaths.socket() }
 
     /// Runs `body` with a client, turning its errors into messages and exit codes.
-    func withClient<T>(_ body: (QueueClient) async throws -> T) async throws -> T {
+    func withClient<T>(command: String = "reach queue", _ body: (QueueClient) async throws -> T) async throws -> T {
         let client = QueueClient(socketPath: socketPath)
         do {
             let value = try await body(client)
@@ -38,7 +38,7 @@ struct QueueConnection: ParsableArguments {
             return value
         } catch let error as QueueClientError {
             await client.shutdown()
-            printError("reach queue: \(error)")
+            printError("\(command): \(error)")
             throw ExitCode(error.exitCode)
         } catch {
             await client.shutdown()

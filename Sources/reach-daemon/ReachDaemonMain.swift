@@ -9,7 +9,7 @@ struct ReachDaemonMain: AsyncParsableCommand {
         commandName: "reach",
         abstract: "The network-gated job queue (run as `reach daemon` and `reach queue`).",
         version: ReachVersion.text,
-        subcommands: [DaemonCommand.self, QueueCommand.self]
+        subcommands: [DaemonCommand.self, QueueCommand.self, BudgetCommand.self]
     )
 }
 

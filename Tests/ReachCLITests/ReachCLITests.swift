@@ -181,7 +181,7 @@ struct ReachKernelTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(
             Set(object.keys)
-                == ["status", "expensive", "ipv4", "ipv6", "primary", "underlay", "interfaces", "identity", "connectivity", "portalURL"])
+                == ["status", "expensive", "ipv4", "ipv6", "primary", "underlay", "interfaces", "identity", "connectivity", "portalURL", "budgets"])
         // Not probing: nothing was validated, and the contract says so.
         #expect(object["connectivity"] as? String == "unknown")
         #expect(object["portalURL"] is NSNull)

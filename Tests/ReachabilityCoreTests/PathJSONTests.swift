@@ -54,7 +54,7 @@ struct PathJSONTests {
                             receiveRateKbps: 650_000, beacon: BeaconSignals(accessNetworkType: 0), accessPointsWithSSID: 2)))
             ], identity: PathIdentity(interface: "wlan0", index: 2, gateways: ["192.0.2.1"], prefixes: ["192.0.2.0/24"], ssid: "Home"))
         #expect(PathJSON.text(path) == """
-            {"connectivity":"unknown","expensive":false,"identity":{"gateways":["192.0.2.1"],"index":2,"interface":"wlan0",\
+            {"budgets":[],"connectivity":"unknown","expensive":false,"identity":{"gateways":["192.0.2.1"],"index":2,"interface":"wlan0",\
             "prefixes":["192.0.2.0/24"],"ssid":"Home"},"interfaces":[{"addresses":["192.0.2.10/24"],"evidence":["DEVTYPE=wlan -> wifi [decided]"],\
             "expensive":false,"index":2,"name":"wlan0","running":true,"type":"wifi","up":true,"validation":null,\
             "wifi":{"accessPoints":2,"associated":true,"band":"5GHz","beacon":{"accessNetworkType":0,"appleHotspot":false,"networkCost":null},\
@@ -84,9 +84,20 @@ struct PathJSONTests {
     @Test func theTimeFieldComesFirstAndTheLineRoundTrips() throws {
         let path = try #require(Self.paths.first { $0.status == .wifi })
         let line = PathJSON.text(path, time: "2026-11-22T10:00:00.123Z")
-        #expect(line.hasPrefix("{\"time\":\"2026-11-22T10:00:00.123Z\",\"connectivity\":"))
+        #expect(line.hasPrefix("{\"time\":\"2026-11-22T10:00:00.123Z\",\"budgets\":[],\"connectivity\":"))
         let decoded = try JSONDecoder().decode(NetworkPath.self, from: Data(line.utf8))
         #expect(decoded == path)
+    }
+
+    @Test func budgetsRoundTripInThePath() throws {
+        var path = try #require(Self.paths.first { $0.status == .wifi })
+        path.budgets = [
+            PathBudget(name: "sim", state: .warning, limitBytes: 2_000_000_000, cycleEnd: "2026-12-01T00:00:00Z"),
+            PathBudget(name: "forever", state: .ok, limitBytes: 1, cycleEnd: nil),
+        ]
+        let line = PathJSON.text(path)
+        #expect(line.hasPrefix("{\"budgets\":[{\"cycleEnd\":\"2026-12-01T00:00:00Z\",\"limitBytes\":2000000000,\"name\":\"sim\",\"state\":\"warning\"}"))
+        #expect(try JSONDecoder().decode(NetworkPath.self, from: Data(line.utf8)) == path)
     }
 
     /// Evidence read back from text keeps the text exactly and recovers its fields.

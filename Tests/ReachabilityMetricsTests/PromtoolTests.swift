@@ -7,7 +7,8 @@ import Testing
 /// Metrics with every family populated, the awkward label values included.
 enum PromtoolInput {
     static func busyMetrics() -> ReachMetrics {
-        let metrics = ReachMetrics(monitorStatistics: { MonitorStatistics(overflows: 3) })
+        let metrics = ReachMetrics(monitorStatistics: { MonitorStatistics(overflows: 3, counterDumps: 7) })
+        metrics.setBudgets([("sim", 1_500, 2_000, "warning", 1_796_083_200), ("forever", 0, 10, "ok", nil)])
         metrics.observe(PathFixtures.wifi)
         metrics.observe(PathFixtures.cellular)
         metrics.setJobCounts(["pending": 4, "running": 2, "paused": 1])

@@ -29,6 +29,8 @@ all_targets=(
     "FuzzInformationElements 1024"
     "FuzzNl80211 2048"
     "FuzzGioPathLine 8192"
+    "FuzzBudget 512"
+    "FuzzBudgetLedger 4096"
 )
 targets=()
 for entry in "${all_targets[@]}"; do

@@ -12,6 +12,8 @@ struct QueueAPI: Sendable {
     let metrics: ReachMetrics
     /// The read-only endpoints, shared with the path socket.
     var pathAPI: PathAPI
+    /// `/v1/budgets`; nil: not served (tests without budgets).
+    var budgetAPI: BudgetAPI?
 
     init(queue: JobQueue, paths: PathFeed, metrics: ReachMetrics, pathAPI: PathAPI? = nil) {
         self.queue = queue
@@ -30,6 +32,7 @@ struct QueueAPI: Sendable {
             return .text(status: 200, metrics.render(), contentType: ReachMetrics.contentType)
         }
         if let answer = await pathAPI.handle(request) { return answer }
+        if let budgetAPI, let answer = await budgetAPI.handle(request) { return answer }
         guard parts.first == "v1", parts.count >= 2 else { return Self.notFound(request) }
         switch parts[1] {
         case "jobs" where parts.count == 2:

@@ -105,6 +105,29 @@ public final class QueueClient: Sendable {
         }
     }
 
+    // MARK: Budgets
+
+    /// Every data budget, by name.
+    public func budgets() async throws(QueueClientError) -> [BudgetDocument] {
+        try await call("GET", "/v1/budgets", expecting: [BudgetDocument].self)
+    }
+
+    /// One data budget (`name` is checked by the caller: ``DataBudget/isValidName(_:)``).
+    public func budget(_ name: String) async throws(QueueClientError) -> BudgetDocument {
+        try await call("GET", "/v1/budgets/\(name)", expecting: BudgetDocument.self)
+    }
+
+    /// Defines or redefines a data budget (its count is kept).
+    public func setBudget(_ name: String, _ spec: BudgetSpec) async throws(QueueClientError) -> BudgetDocument {
+        try await call("PUT", "/v1/budgets/\(name)", body: try encode(spec), expecting: BudgetDocument.self)
+    }
+
+    /// `reset`, `snooze` (POST) or `remove` (DELETE) on a data budget.
+    public func budgetAction(_ action: String, _ name: String) async throws(QueueClientError) -> BudgetDocument {
+        if action == "remove" { return try await call("DELETE", "/v1/budgets/\(name)", expecting: BudgetDocument.self) }
+        return try await call("POST", "/v1/budgets/\(name)/\(action)", expecting: BudgetDocument.self)
+    }
+
     private func call<T: Decodable>(_ method: String, _ path: String, body: [UInt8] = [], expecting: T.Type) async throws(QueueClientError) -> T {
         let (status, answer) = try await send(method, path, body: body)
         guard (200..<300).contains(status) else { throw QueueClientError(status: status, body: answer, socketPath: socketPath) }

@@ -13,6 +13,12 @@ import Synchronization
 /// delays neither the monitor, nor the API, nor any job; changes that pile up behind a slow hook
 /// are kept (up to ``maxPending``, the oldest dropped first), each with the facts before it.
 final class Dispatcher: Sendable {
+    /// One run of the directory: the event (the hooks' argument) and their environment.
+    struct Call: Sendable, Hashable {
+        var event: String
+        var environment: [String: String]
+    }
+
     /// Changes kept while hooks run; beyond, the oldest waiting one is dropped.
     static let maxPending = 32
 
@@ -20,8 +26,8 @@ final class Dispatcher: Sendable {
     let timeout: Duration
     private let socketPath: String
     private let logger: Logger
-    private let changes: AsyncStream<DispatcherChange>
-    private let queue: AsyncStream<DispatcherChange>.Continuation
+    private let changes: AsyncStream<Call>
+    private let queue: AsyncStream<Call>.Continuation
     private let last = Mutex<DispatcherChange.Facts?>(nil)
 
     init(directory: String, timeout: Duration, socketPath: String, logger: Logger) {
@@ -29,7 +35,7 @@ final class Dispatcher: Sendable {
         self.timeout = timeout
         self.socketPath = socketPath
         self.logger = logger
-        (changes, queue) = AsyncStream.makeStream(of: DispatcherChange.self, bufferingPolicy: .bufferingNewest(Self.maxPending))
+        (changes, queue) = AsyncStream.makeStream(of: Call.self, bufferingPolicy: .bufferingNewest(Self.maxPending))
     }
 
     /// Queues the change to `path`, when hooks are told about it (status, type, interface, cost,
@@ -40,7 +46,12 @@ final class Dispatcher: Sendable {
             defer { last = facts }
             return DispatcherChange.between(last, facts)
         }
-        if let change { queue.yield(change) }
+        if let change { queue.yield(Call(event: change.event, environment: change.environment(socketPath: socketPath))) }
+    }
+
+    /// Queues a data budget's change of state (``BudgetHookEvent``). Returns at once.
+    func budgetChanged(_ event: BudgetHookEvent) {
+        queue.yield(Call(event: event.event, environment: event.environment(socketPath: socketPath)))
     }
 
     /// Runs the hooks for each queued change until cancelled.
@@ -53,6 +64,11 @@ final class Dispatcher: Sendable {
 
     /// Runs every hook of the directory, as it is now, for `change`.
     func dispatch(_ change: DispatcherChange) async {
+        await dispatch(Call(event: change.event, environment: change.environment(socketPath: socketPath)))
+    }
+
+    /// Runs every hook of the directory, as it is now, for `call`.
+    func dispatch(_ change: Call) async {
         guard let listing = DispatcherScripts.list(directory) else { return }
         let entries: [DispatcherScripts.Entry]
         switch listing {
@@ -61,7 +77,7 @@ final class Dispatcher: Sendable {
             logger.warning("dispatcher: \(error.message)")
             return
         }
-        let environment = change.environment(socketPath: socketPath)
+        let environment = change.environment
         for entry in entries {
             if Task.isCancelled { return }
             switch DispatcherScripts.verdict(entry, euid: geteuid()) {
@@ -72,7 +88,7 @@ final class Dispatcher: Sendable {
         }
     }
 
-    private func run(_ name: String, change: DispatcherChange, environment: [String: String]) async {
+    private func run(_ name: String, change: Call, environment: [String: String]) async {
         let logger = self.logger
         let path = directory + "/" + name
         do {

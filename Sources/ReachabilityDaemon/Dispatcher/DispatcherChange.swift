@@ -49,11 +49,14 @@ struct DispatcherChange: Sendable, Hashable {
         return DispatcherChange(event: event, facts: facts, previous: previous)
     }
 
+    /// The `PATH` hooks run with.
+    static let hookPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
     /// The hook's whole environment: `PATH`, `REACH_SOCKET` and the `REACH_*` facts; an empty
     /// value for what is not known (`REACH_SSID` off Wi-Fi, the previous facts at startup).
     func environment(socketPath: String) -> [String: String] {
         var variables = [
-            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "PATH": Self.hookPath,
             "REACH_SOCKET": socketPath,
             "REACH_EVENT": event,
         ]

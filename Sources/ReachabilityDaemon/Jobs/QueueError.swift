@@ -18,6 +18,8 @@ public struct QueueError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func invalidJob(_ message: String) -> QueueError { QueueError(.invalidJob, message) }
     /// No job has this id.
     public static func notFound(_ id: Int64) -> QueueError { QueueError(.notFound, "no job \(id)") }
+    /// Nothing has this name (a budget).
+    public static func notFound(_ message: String) -> QueueError { QueueError(.notFound, message) }
     /// The job is in a state that does not allow it (resuming a finished job).
     public static func conflict(_ message: String) -> QueueError { QueueError(.conflict, message) }
     /// The state directory's file system is full: nothing was recorded.

@@ -23,7 +23,7 @@ final class QueueStore: Sendable {
     }
 
     let path: String
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     /// Opens (creating) `queue.sqlite` in `directory`, which must exist and be the daemon's own.
     init(directory: String) throws(QueueError) {
@@ -245,6 +245,33 @@ enum QueueMigrations {
                         reason TEXT
                     );
                     CREATE INDEX history_by_job ON history(jobID);
+                    """)
+        }
+        migrator.registerMigration("v2: data budgets") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE budget (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        selector TEXT NOT NULL,
+                        limitBytes INTEGER NOT NULL,
+                        warningBytes INTEGER,
+                        cycle TEXT NOT NULL,
+                        reserveBytes INTEGER NOT NULL,
+                        usedBytes INTEGER NOT NULL,
+                        cycleStart INTEGER NOT NULL,
+                        cycleEnd INTEGER,
+                        snoozed BOOLEAN NOT NULL,
+                        untrustedBytes INTEGER NOT NULL,
+                        origin TEXT
+                    );
+                    CREATE TABLE budget_counter (
+                        interfaceIndex INTEGER PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        receivedBytes INTEGER NOT NULL,
+                        sentBytes INTEGER NOT NULL,
+                        budgets TEXT NOT NULL,
+                        bootID TEXT NOT NULL
+                    );
                     """)
         }
         return migrator

@@ -1,3 +1,5 @@
+public import ReachabilityCore
+
 /// What `reach daemon` runs with.
 public struct DaemonConfiguration: Sendable, Hashable {
     /// A TCP address to listen on.
@@ -32,6 +34,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var perHost = 2
     /// Transfers at once in all.
     public var maxRunning = 8
+    /// How often the interfaces' counters are read for the data budgets (one link dump) and the
+    /// budgets checkpointed: a `kill -9` loses at most this much counting.
+    public var countInterval: Duration = .seconds(60)
+    /// The data budgets of the configuration file.
+    public var configuredBudgets: [ConfiguredBudget] = []
     /// A failed command's first wait before it runs again.
     public var commandRetryDelay: Duration = .seconds(30)
 

@@ -6,6 +6,7 @@ import ReachabilityControl
 import ReachabilityMetrics
 import ReachabilitySystemd
 import ServiceLifecycle
+import Synchronization
 
 /// The daemon's loops, as one service: the control server (and the TCP metrics server), the
 /// path feed, the `STATUS=` line and the watchdog. On graceful shutdown they are cancelled and
@@ -16,6 +17,7 @@ struct DaemonService: Service {
     let queue: JobQueue
     let paths: PathFeed
     let metrics: ReachMetrics
+    let budgets: BudgetKeeper
     let notifier: SystemdNotifier?
     let logger: Logger
 
@@ -24,7 +26,12 @@ struct DaemonService: Service {
             Dispatcher(directory: $0, timeout: configuration.dispatcherTimeout, socketPath: configuration.socketPath, logger: logger)
         }
         let pathAPI = PathAPI(paths: paths, destination: { [monitor] host in try await Self.network(to: host, monitor: monitor) })
-        let api = QueueAPI(queue: queue, paths: paths, metrics: metrics, pathAPI: pathAPI)
+        let api = {
+            var api = QueueAPI(queue: queue, paths: paths, metrics: metrics, pathAPI: pathAPI)
+            api.budgetAPI = BudgetAPI(keeper: budgets)
+            return api
+        }()
+        if let dispatcher { budgets.onTransition.withLock { $0 = { dispatcher.budgetChanged($0) } } }
         // A directory shared with the path socket must let every user reach that socket; the
         // control socket itself stays 0600.
         let sharesDirectory = configuration.pathSocketPath.map {
@@ -74,6 +81,7 @@ struct DaemonService: Service {
                         try? self.notifier?.ready(status: self.statusLine())
                     }
                     group.addTask { await followPaths(dispatcher) }
+                    group.addTask { await budgets.run(every: configuration.countInterval) }
                     if let dispatcher { group.addTask { await dispatcher.run() } }
                     if notifier != nil { group.addTask { await reportStatus() } }
                     if let notifier, let watchdog = notifier.watchdogSettings {
@@ -90,6 +98,7 @@ struct DaemonService: Service {
         }
         try? notifier?.stopping(status: "stopping: checkpointing \(queue.counts()[.running] ?? 0) running job(s)")
         await queue.shutdown()
+        await budgets.shutdown()
         logger.notice("stopped")
     }
 

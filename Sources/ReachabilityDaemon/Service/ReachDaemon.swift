@@ -50,9 +50,14 @@ public final class ReachDaemon: Sendable {
         let first = try await monitor.currentPath()
         paths.publish(first)
         metrics.observe(first)
+        // Before any job is judged: what the budgets leave applies from the first decision.
+        let budgets = try BudgetKeeper(
+            store: queue.store, monitor: monitor, metrics: metrics, logger: logger, configured: configuration.configuredBudgets,
+            interfaces: first.interfaces)
         // The queue is loaded and its jobs taken up by the service, once its listeners are bound.
         let service = DaemonService(
-            configuration: configuration, monitor: monitor, queue: queue, paths: paths, metrics: metrics, notifier: notifier, logger: logger)
+            configuration: configuration, monitor: monitor, queue: queue, paths: paths, metrics: metrics, budgets: budgets, notifier: notifier,
+            logger: logger)
         let group = ServiceGroup(configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }

@@ -38,7 +38,7 @@ public struct JobStatus: RawRepresentable, Codable, Sendable, Hashable, CustomSt
 public struct JobReason: Codable, Sendable, Hashable, CustomStringConvertible {
     /// A stable token: `waitingForNetwork`, `queuedForUnmetered`, `queuedForWifi`,
     /// `queuedForWired`, `overCellularLimit`, `overMeteredLimit`, `settling`, `waitingToRetry`,
-    /// `notBefore`, `pausedByUser`; for a failure, the error's kind (`httpStatus(404)`, …) or
+    /// `notBefore`, `pausedByUser`, `overBudget`; for a failure, the error's kind (`httpStatus(404)`, …) or
     /// `exitStatus`, `credentialsLost`, `invalidJob`.
     public var code: String
     /// The reason in words, naming the predicate that fails and its input.
@@ -126,6 +126,8 @@ extension JobReason {
             return JobReason(code: "captivePortal", message: "waiting behind a \(reason)")
         case .checkingInternet:
             return JobReason(code: "checkingInternet", message: "waiting while \(reason)")
+        case .overBudget(_, let end):
+            return JobReason(code: "overBudget", message: "waiting: \(reason)", until: end.map { Date(timeIntervalSince1970: Double($0)) })
         }
     }
 }

@@ -1,0 +1,77 @@
+import Foundation
+import Reachability
+import ReachabilityCore
+import ReachabilityLinux
+import ReachabilityTestKit
+import Synchronization
+import Testing
+
+/// The kernel's own byte counters of `name` in `ns` (`ip -s -j link`), received plus sent.
+private func kernelBytes(_ ns: TestNamespace, _ name: String) throws -> UInt64 {
+    let text = try ns.ip("-s", "-j", "link", "show", name)
+    let links = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]
+    let stats = try #require(links?.first?["stats64"] as? [String: Any])
+    let rx = try #require((stats["rx"] as? [String: Any])?["bytes"] as? NSNumber)
+    let tx = try #require((stats["tx"] as? [String: Any])?["bytes"] as? NSNumber)
+    return rx.uint64Value + tx.uint64Value
+}
+
+/// Keeps every counter reading the monitor delivers.
+private final class ReadingLog: Sendable {
+    let readings = Mutex<[CounterReading]>([])
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ monitor: NetworkMonitor) {
+        let stream = monitor.interfaceCounters()
+        let reader = Task { [weak self] in for await reading in stream { self?.readings.withLock { $0.append(reading) } } }
+        task.withLock { $0 = reader }
+    }
+
+    /// Waits (at most 10 s) for a reading that satisfies `predicate`.
+    func wait(_ predicate: (CounterReading) -> Bool) async throws -> CounterReading {
+        for _ in 0..<1000 {
+            if let found = readings.withLock({ $0.last(where: predicate) }) { return found }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestNamespaceError(message: "no counter reading matched in 10 s (\(readings.withLock { $0.count }) readings)")
+    }
+
+    func cancel() { task.withLock { $0?.cancel() } }
+}
+
+@Suite("Interface counters from the kernel", .enabled(if: TestNamespace.isSupported), .serialized)
+struct InterfaceCountersIntegrationTests {
+    @Test func countersMatchTheKernelAndADeletedLinkReportsItsLastCounters() async throws {
+        let ns = try TestNamespace()
+        let peer = try TestNamespace()
+        try ns.ipBatch(["link add va type veth peer name vb", "link set va up", "addr add 10.9.0.1/24 dev va"])
+        try ns.moveLink("vb", to: peer)
+        try peer.ipBatch(["link set vb up", "addr add 10.9.0.2/24 dev vb"])
+        var configuration = MonitorConfiguration(sysfsRoot: "/nonexistent/reach-test-sysfs", namespacePath: ns.namespace.path)
+        configuration.counterInterval = .milliseconds(200)
+        let monitor = NetworkMonitor(configuration: configuration)
+        let log = ReadingLog(monitor)
+        let paths = Task { for try await _ in monitor.paths {} }
+        defer {
+            paths.cancel()
+            log.cancel()
+        }
+        let index = try await log.wait { $0.counters.contains { $0.name == "va" } }.counters.first { $0.name == "va" }!.index
+        // 50 datagrams of 1,400 bytes (python3: the test suite installs it; ping may be absent).
+        let send = "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); [s.sendto(b'x' * 1400, ('10.9.0.2', 9)) for _ in range(50)]"
+        try ns.run(["python3", "-c", send])
+        let expected = try kernelBytes(ns, "va")
+        #expect(expected > 50 * 1400)
+        // The next dump (no link message carries counters that only grew) has the kernel's figure.
+        let reading = try await log.wait { $0.counters.contains { $0.index == index && $0.totalBytes == expected } }
+        #expect(reading.interfaces.contains { $0.name == "va" })
+
+        try ns.ip("link", "set", "va", "down")
+        try ns.ip("link", "del", "va")
+        let removed = try await log.wait { $0.counters.contains { $0.index == index && $0.isRemoved } }
+        let last = try #require(removed.counters.first { $0.index == index })
+        #expect(last.totalBytes >= expected)
+        #expect(!removed.counters.contains { $0.index == index && !$0.isRemoved })
+        #expect(monitor.statistics.counterDumps > 0)
+    }
+}
