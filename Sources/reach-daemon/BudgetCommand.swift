@@ -153,12 +153,7 @@ enum BudgetFormat {
                 budget.cycleEnd ?? "never", budget.interfaces.isEmpty ? "-" : budget.interfaces.joined(separator: ","),
             ]
         }
-        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { column, text in
-                column == row.count - 1 ? text : text.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        return QueueFormat.columns(rows)
     }
 
     static func detail(_ budget: BudgetDocument) -> String {

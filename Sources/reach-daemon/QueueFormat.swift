@@ -9,18 +9,24 @@ enum QueueFormat {
     static func table(_ jobs: [QueueJobSummary]) -> String {
         guard !jobs.isEmpty else { return "no jobs" }
         let rows = [["ID", "STATE", "PROGRESS", "JOB", "WHY"]] + jobs.map { [String($0.id), $0.state.rawValue, progress($0), $0.title, why($0)] }
+        return columns(rows)
+    }
+
+    /// Rows as columns two spaces apart, the last one unpadded (every row as long as the first).
+    static func columns(_ rows: [[String]]) -> String {
+        let padded = (rows.first?.count ?? 1) - 1
         // Widths in characters, counted once per cell (`count` walks the string).
-        let counts = rows.map { row in row.prefix(4).map(\.count) }
-        let widths = (0..<4).map { column in counts.map { $0[column] }.max() ?? 0 }
+        let counts = rows.map { row in row.prefix(padded).map(\.count) }
+        let widths = (0..<padded).map { column in counts.map { $0[column] }.max() ?? 0 }
         var text = ""
         text.reserveCapacity(rows.count * (widths.reduce(0, +) + 40))
         for (index, row) in rows.enumerated() {
             if index > 0 { text += "\n" }
-            for column in 0..<4 {
+            for column in 0..<padded {
                 text += row[column]
                 text += String(repeating: " ", count: widths[column] - counts[index][column] + 2)
             }
-            text += row[4]
+            text += row[padded]
         }
         return text
     }

@@ -9,15 +9,6 @@ import ReachabilityTransfers
 import Synchronization
 import Testing
 
-private let running: LinkFlags = [.up, .lowerUp, .running]
-
-private func snapshot(_ name: String) -> NetworkSnapshot {
-    NetworkSnapshot(
-        interfaces: [InterfaceFacts(name: name, index: 2, flags: running, hardwareType: 1, kind: "veth")],
-        addresses: [InterfaceAddress(interfaceIndex: 2, family: .ipv4, address: "192.0.2.2", prefixLength: 24)],
-        defaultRoutes: [DefaultRoute(family: .ipv4, interfaceIndex: 2)])
-}
-
 /// A queue and a budget keeper on one fake cellular uplink, `cell0`, in a state directory of their own.
 private struct BudgetFixture {
     let directory: TemporaryDirectory
@@ -52,16 +43,6 @@ private struct BudgetFixture {
 
 private func budget(_ name: String, limit: Int64, selector: String = "cellular") throws -> DataBudget {
     try DataBudget(name: name, selector: BudgetSelector(parsing: selector), limitBytes: limit, warningBytes: nil)
-}
-
-private func waitFor(_ queue: JobQueue, _ id: Int64, _ predicate: (QueueJob) -> Bool) async throws -> QueueJob {
-    for _ in 0..<3000 {
-        let job = try queue.job(id)
-        if predicate(job) { return job }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    let job = try queue.job(id)
-    throw QueueError.conflict("job \(id) stayed \(job.state) \(job.reason?.message ?? "")")
 }
 
 @Suite("Budget keeper", .serialized)

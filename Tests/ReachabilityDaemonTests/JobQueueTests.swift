@@ -8,8 +8,9 @@ import Testing
 
 private let running: LinkFlags = [.up, .lowerUp, .running]
 
-/// One uplink, `name`, with a default route; its role comes from the overrides below.
-private func snapshot(_ name: String) -> NetworkSnapshot {
+/// One uplink, `name`, with a default route; its role comes from the overrides (the queue and
+/// budget tests share it).
+func snapshot(_ name: String) -> NetworkSnapshot {
     NetworkSnapshot(
         interfaces: [InterfaceFacts(name: name, index: 2, flags: running, hardwareType: 1, kind: "veth")],
         addresses: [InterfaceAddress(interfaceIndex: 2, family: .ipv4, address: "192.0.2.2", prefixLength: 24)],
@@ -53,7 +54,7 @@ private func command(_ script: String, when: String? = nil, maxAttempts: Int? = 
 }
 
 /// Polls until the job matches (bounded, about 30 s).
-private func waitFor(_ queue: JobQueue, _ id: Int64, _ predicate: (QueueJob) -> Bool) async throws -> QueueJob {
+func waitFor(_ queue: JobQueue, _ id: Int64, _ predicate: (QueueJob) -> Bool) async throws -> QueueJob {
     for _ in 0..<3000 {
         let job = try queue.job(id)
         if predicate(job) { return job }

@@ -56,7 +56,7 @@ final class BudgetKeeper: Sendable {
         self.now = now
         bootID = Self.currentBootID()
         let checkpoint = try store.loadBudgets(bootID: bootID)
-        var ledger = BudgetLedger(utcOffset: { TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: Double($0))).int64 })
+        var ledger = BudgetLedger(utcOffset: { Int64(TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: Double($0)))) })
         ledger.restore(accounts: checkpoint.accounts, baselines: checkpoint.baselines)
         let time = now()
         let names = Set(configured.map(\.budget.name))
@@ -253,8 +253,4 @@ final class BudgetKeeper: Sendable {
             hook?(BudgetHookEvent(account: account, previous: transition.from))
         }
     }
-}
-
-extension Int {
-    fileprivate var int64: Int64 { Int64(self) }
 }
