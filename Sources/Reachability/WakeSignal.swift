@@ -28,7 +28,10 @@ final class WakeSignal: Sendable {
         await withDiscardingTaskGroup { group in
             if let deadline {
                 group.addTask {
-                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    // Only a sleep that ran out wakes the waiter. A sleep cancelled because a
+                    // signal came first must not signal: that would leave `pending` set, the next
+                    // wait would return at once, cancel its sleep, signal again, and spin forever.
+                    guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
                     self.signal()
                 }
             }
@@ -36,6 +39,9 @@ final class WakeSignal: Sendable {
             group.cancelAll()
         }
     }
+
+    /// A signal is waiting to be taken by the next `wait` (for tests).
+    var hasPendingSignal: Bool { state.withLock(\.pending) }
 
     private func waitForSignal() async {
         await withTaskCancellationHandler {
