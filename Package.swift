@@ -161,15 +161,25 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The transfer commands (get), with async-http-client, NIO and BoringSSL.
+        // The transfer commands (get, upload), with async-http-client, NIO and BoringSSL: a
+        // library, so reach-transfer runs them and reach-daemon's whole command tree lists them.
+        .target(
+            name: "ReachTransferCommands",
+            dependencies: [
+                "ReachCommands",
+                "Reachability",
+                "ReachabilityCore",
+                "ReachabilityTransfers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "reach-transfer",
             dependencies: [
                 "ReachCommands",
                 "ReachMonitorCommands",
-                "Reachability",
-                "ReachabilityCore",
-                "ReachabilityTransfers",
+                "ReachTransferCommands",
                 "ReachabilityValidation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -224,11 +234,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // `reach daemon` and `reach queue`: the service and its client.
+        // `reach daemon`, `reach queue` and `reach budget`: the service and its client. It also
+        // carries every other command's definition: `reach --help`, `reach help CMD`, the
+        // completion scripts and the man pages come from its whole tree.
         .executableTarget(
             name: "reach-daemon",
             dependencies: [
                 "ReachCommands",
+                "ReachMonitorCommands",
+                "ReachTransferCommands",
                 "Reachability",
                 "ReachabilityCore",
                 "ReachabilityDaemon",

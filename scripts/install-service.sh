@@ -43,6 +43,11 @@ if [[ -n $user ]]; then
     systemctl --user daemon-reload
     echo "install-service: now: systemctl --user enable --now reach.service"
 else
+    # The unit reads /etc/reach/reach.conf: a commented one unless the administrator has one.
+    if [[ ! -e /etc/reach/reach.conf ]]; then
+        install -d -m 0755 /etc/reach
+        install -m 0644 dist/config/reach.conf /etc/reach/reach.conf
+    fi
     install_unit /etc/systemd/system dist/systemd/system/reach.service
     install_unit /etc/systemd/system "dist/systemd/system/reach-wait-online@.service"
     systemctl daemon-reload

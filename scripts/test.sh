@@ -74,6 +74,12 @@ if ! scripts/check-budgets.py; then
     status=1
 fi
 
+# The Debian package: built (release, static Swift runtime, stripped), linted, its man pages
+# and completions current, installed, run, removed and purged in a debootstrap'd Debian 12.
+if ! scripts/check-package.py; then
+    status=1
+fi
+
 # The parsers' fuzz targets, briefly (5 s each, on the committed seeds), so they keep building
 # and the seeds keep passing; `scripts/fuzz/run.sh 60` is the longer run.
 if ! scripts/fuzz/run.sh "${REACH_FUZZ_SECONDS:-5}"; then
@@ -82,9 +88,10 @@ if ! scripts/fuzz/run.sh "${REACH_FUZZ_SECONDS:-5}"; then
 fi
 
 # The VM suites: Debian's stock kernel under qemu (scripts/vmlab), one boot per suite, with real
-# Wi-Fi (mac80211_hwsim, hostapd, wpa_supplicant) and real USB network drivers (gadgets on
-# dummy_hcd). A VM that cannot boot exits 125: a failure like any other (never a skip).
-# REACH_VM_TESTS=0 leaves them out of a local run; CI always runs them.
+# Wi-Fi (mac80211_hwsim, hostapd, wpa_supplicant), real USB network drivers (gadgets on
+# dummy_hcd), and systemd as PID 1 running the package's units. A VM that cannot boot exits
+# 125: a failure like any other (never a skip). REACH_VM_TESTS=0 leaves them out of a local
+# run; CI always runs them.
 if [[ ${CI:-} == true || ${REACH_VM_TESTS:-1} != 0 ]]; then
     for suite in wifi usb; do
         if ! scripts/vmlab/vmlab.py run --timeout 900 -- "scripts/vmlab/suites/$suite.sh" 2>&1 | tee -a "$log.vm"; then
@@ -92,6 +99,11 @@ if [[ ${CI:-} == true || ${REACH_VM_TESTS:-1} != 0 ]]; then
             status=1
         fi
     done
+    deb="$(ls .build-deb/reach_*.deb 2>/dev/null | head -1)"
+    if ! scripts/vmlab/vmlab.py run --systemd --timeout 900 --env "REACH_DEB=${deb:-none}" -- scripts/vmlab/suites/systemd.sh 2>&1 | tee -a "$log.vm"; then
+        echo "test: VM suite systemd failed" >&2
+        status=1
+    fi
     rm -f "$log.vm"
 else
     echo "test: REACH_VM_TESTS=0: the VM suites (real Wi-Fi and USB drivers) were not run" >&2

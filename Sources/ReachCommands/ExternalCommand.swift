@@ -11,12 +11,26 @@ package struct ExternalCommand {
         "get": "reach-transfer", "upload": "reach-transfer", "daemon": "reach-daemon", "queue": "reach-daemon", "budget": "reach-daemon",
     ]
 
+    /// Help of any kind, the completion scripts and the command tree the man pages are made
+    /// from come from reach-daemon, which carries every command's definition, so they list
+    /// every command. Without reach-daemon (a build of `reach` alone) `reach` answers itself.
+    static let wholeTreeRequests: Set<String> = [
+        "help", "--help", "-h", "--experimental-dump-help", "--generate-completion-script", "---completion",
+    ]
+
     let executable: String
     let arguments: [String]
 
     package init?(arguments: [String]) {
-        guard arguments.count >= 2, let name = Self.commands[arguments[1]] else { return nil }
-        executable = name
+        guard arguments.count >= 2 else { return nil }
+        if let name = Self.commands[arguments[1]] {
+            executable = name
+        } else if Self.wholeTreeRequests.contains(arguments[1]) || arguments[1].hasPrefix("--generate-completion-script=") {
+            guard Self.isInstalled("reach-daemon") else { return nil }
+            executable = "reach-daemon"
+        } else {
+            return nil
+        }
         self.arguments = ["reach"] + arguments.dropFirst()
     }
 
@@ -36,6 +50,12 @@ package struct ExternalCommand {
         for pointer in argv { free(pointer) }
         printError("reach: \(arguments.dropFirst().first ?? executable) needs \(path): \(reason)")
         exit(1)
+    }
+
+    /// `executable` is an executable file next to this one.
+    static func isInstalled(_ executable: String) -> Bool {
+        guard let directory = ownDirectory() else { return false }
+        return access(directory + "/" + executable, X_OK) == 0
     }
 
     private static func ownDirectory() -> String? {

@@ -16,12 +16,17 @@ package struct Reach: AsyncParsableCommand {
             next to reach.
             """,
         version: ReachVersion.text,
-        subcommands: [
-            StatusCommand.self, WatchCommand.self, InterfacesCommand.self, WaitCommand.self, RunCommand.self,
-            ConfigCommand.self,
-        ],
-        defaultSubcommand: StatusCommand.self
+        subcommands: monitorCommands,
+        defaultSubcommand: defaultCommand
     )
+
+    /// The monitor commands, for reach-daemon's whole command tree too.
+    package static let monitorCommands: [any ParsableCommand.Type] = [
+        StatusCommand.self, WatchCommand.self, InterfacesCommand.self, WaitCommand.self, RunCommand.self, ConfigCommand.self,
+    ]
+
+    /// What `reach` with no command runs.
+    package static let defaultCommand: any ParsableCommand.Type = StatusCommand.self
 
     package init() {}
 }

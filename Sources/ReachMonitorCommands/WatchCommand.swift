@@ -33,6 +33,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        ReaderWatch.exitWhenStandardOutputCloses()
         do {
             let monitor = try global.monitor()
             let paths = allChanges

@@ -12,9 +12,11 @@ struct DaemonCommand: AsyncParsableCommand {
         abstract: "Run the persistent, network-gated job queue (systemd Type=notify service).",
         discussion: """
             State (queue.sqlite, upload resume records, command logs) goes to --state-dir: \
-            /var/lib/reach as root, else $XDG_STATE_HOME/reach. The control API listens on \
-            --socket: /run/reach/reach.sock as root, else $XDG_RUNTIME_DIR/reach/reach.sock; only \
-            this user and root are served (REACH_SOCKET overrides the default, for the clients too). \
+            $STATE_DIRECTORY under systemd's StateDirectory=, else /var/lib/reach as root, else \
+            $XDG_STATE_HOME/reach. The control API listens on --socket: REACH_SOCKET when set \
+            (for the clients too), else reach.sock in $RUNTIME_DIRECTORY under systemd's \
+            RuntimeDirectory=, else /run/reach/reach.sock as root, else \
+            $XDG_RUNTIME_DIR/reach/reach.sock; only this user and root are served. \
             --path-socket (default: path.sock beside it, mode 0666) serves every local user the \
             path, its changes and per-destination answers, read-only; no jobs. SIGTERM or SIGINT \
             checkpoints running transfers and exits 0.
@@ -67,7 +69,7 @@ struct DaemonCommand: AsyncParsableCommand {
         if let stateDirectory, !stateDirectory.hasPrefix("/") { throw ValidationError("--state-dir must be an absolute path") }
         if let socket, !socket.hasPrefix("/") { throw ValidationError("--socket must be an absolute path") }
         if let pathSocket, pathSocket != "none", !pathSocket.hasPrefix("/") { throw ValidationError("--path-socket must be an absolute path or 'none'") }
-        if let pathSocket, pathSocket == (socket ?? DaemonPaths.socket()) { throw ValidationError("--path-socket must differ from the control socket") }
+        if let pathSocket, pathSocket == (socket ?? DaemonPaths.serviceSocket()) { throw ValidationError("--path-socket must differ from the control socket") }
         if let metricsListen { _ = try MetricsAddress.parse(metricsListen) }
         try OptionChecks.check(dispatcherTimeout, option: "--dispatcher-timeout", in: 1...3600, unit: "seconds")
         if let dispatcherDirectory, dispatcherDirectory != "none", !dispatcherDirectory.hasPrefix("/") {
@@ -85,7 +87,7 @@ struct DaemonCommand: AsyncParsableCommand {
             throw failure(error)
         }
         var configuration = DaemonConfiguration(
-            stateDirectory: stateDirectory ?? DaemonPaths.stateDirectory(), socketPath: socket ?? DaemonPaths.socket())
+            stateDirectory: stateDirectory ?? DaemonPaths.serviceStateDirectory(), socketPath: socket ?? DaemonPaths.serviceSocket())
         if let dispatcherDirectory { configuration.dispatcherDirectory = dispatcherDirectory == "none" ? nil : dispatcherDirectory }
         configuration.dispatcherTimeout = .seconds(dispatcherTimeout)
         if let pathSocket { configuration.pathSocketPath = pathSocket == "none" ? nil : pathSocket }

@@ -50,6 +50,7 @@ struct QueueWatchCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON lines: {\"type\":\"job\",\"job\":{…}} and {\"type\":\"path\",…}.") var json = false
 
     func run() async throws {
+        ReaderWatch.exitWhenStandardOutputCloses()
         try await connection.withClient { client in
             var last: [Int64: String] = [:]
             for try await event in client.events() {

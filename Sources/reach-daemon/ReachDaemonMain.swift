@@ -1,15 +1,33 @@
 import ArgumentParser
 import ReachCommands
+import ReachMonitorCommands
+import ReachTransferCommands
 import ReachabilityValidation
 
-/// `reach daemon` and `reach queue`, in their own executable (SQLite, the control server and the
-/// HTTP stack live here): `reach daemon …` execs `reach-daemon daemon …` with `argv[0]` "reach".
-struct ReachDaemonMain: AsyncParsableCommand {
+/// Every `reach` command in one tree: the daemon's own (`daemon`, `queue`, `budget`) and the
+/// monitor and transfer commands that `reach` and reach-transfer run. `reach` execs this
+/// executable for the daemon's commands and for help of any kind (`reach --help`, `reach help
+/// queue add`), the completion scripts and the tree the man pages are generated from, so all of
+/// them list every command from the commands' own definitions.
+struct ReachCommandTree: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reach",
-        abstract: "The network-gated job queue (run as `reach daemon` and `reach queue`).",
+        abstract: Reach.configuration.abstract,
+        discussion: """
+            With no command, `reach` runs `status`. Exit codes, for every command: 0 success; 1 a \
+            runtime failure (netlink, sysfs, output, a transfer, a job that failed, the daemon \
+            refused a change, the daemon could not set up its state or sockets) or a timeout \
+            (wait); 2 unreachable (status) or a checksum mismatch (get); 3 a timeout (queue wait); \
+            64 bad usage, option value, configuration file or a job or budget the daemon rejects; \
+            69 no daemon listening on the socket (queue, budget, status --daemon); run exits with \
+            its command's status, 128 + N if signal N ended it, 127 if it could not be started. \
+            `reach get` and `reach upload` (and a command given --probe) are carried out by \
+            reach-transfer, `reach daemon`, `reach queue` and `reach budget` by reach-daemon, both \
+            installed next to reach.
+            """,
         version: ReachVersion.text,
-        subcommands: [DaemonCommand.self, QueueCommand.self, BudgetCommand.self]
+        subcommands: Reach.monitorCommands + TransferCommands.all + [DaemonCommand.self, QueueCommand.self, BudgetCommand.self],
+        defaultSubcommand: Reach.defaultCommand
     )
 }
 
@@ -18,6 +36,6 @@ struct ReachDaemonMain: AsyncParsableCommand {
 enum ReachDaemonEntry {
     static func main() async {
         ConnectivityProbing.makeProber = { HTTPConnectivityProber(userAgent: "reach/\(ReachVersion.package)") }
-        await ReachDaemonMain.main()
+        await ReachCommandTree.main()
     }
 }

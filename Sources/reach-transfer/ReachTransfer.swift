@@ -1,6 +1,7 @@
 import ArgumentParser
 import ReachCommands
 import ReachMonitorCommands
+import ReachTransferCommands
 import ReachabilityValidation
 
 /// The transfer commands of `reach`, in their own executable so that the monitor commands do not
@@ -11,7 +12,7 @@ struct ReachTransfer: AsyncParsableCommand {
         commandName: "reach",
         abstract: "Network-gated transfers (run as `reach get` and `reach upload`).",
         version: ReachVersion.text,
-        subcommands: [GetCommand.self, UploadCommand.self]
+        subcommands: TransferCommands.all
     )
 }
 

@@ -298,6 +298,40 @@ struct ReachDaemonTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// A path that is another file for the daemon than for the client (systemd's
+    /// `PrivateTmp=yes`; here a tmpfs mounted in the client's own mount namespace) is refused
+    /// when the job is added, saying why, instead of failing later with "cannot run '/bin/sh'".
+    @Test func aPathTheDaemonSeesDifferentlyIsRefusedWhenAdded() async throws {
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--override", "lo=wired"])
+        try await daemon.start()
+        let work = daemon.files.path + "/work"
+        try FileManager.default.createDirectory(atPath: work + "/same", withIntermediateDirectories: true)
+        let queue = "\(reachBinary) queue --socket \(daemon.socket) add"
+        // In the client's namespace `work` is another file system: `private` exists only there,
+        // and `same` there is another directory than the daemon's.
+        let script = """
+            set -u
+            mount -t tmpfs none \(work) && mkdir \(work)/private \(work)/same || exit 99
+            cd \(work)/private && \(queue) run -- true; echo "status $?"
+            cd \(work)/same && \(queue) run -- true; echo "status $?"
+            \(queue) get -o \(work)/same/file http://127.0.0.1:9/x; echo "status $?"
+            """
+        try daemon.files.write("client.sh", script)
+        let refused = try shell("unshare --mount --propagation private sh \(daemon.files.path)/client.sh")
+        #expect(refused.stdout == "status 64\nstatus 64\nstatus 64\n", "\(refused.stdout) \(refused.stderr)")
+        let messages = refused.stderr.split(separator: "\n")
+        #expect(messages.count == 3, "\(refused.stderr)")
+        #expect(messages.first?.contains("workingDirectory: '\(work)/private' does not exist for the daemon") == true)
+        #expect(messages.dropFirst().first?.contains("workingDirectory: '\(work)/same' is another file for the daemon than for you") == true)
+        #expect(messages.last?.contains("destination: '\(work)/same' is another file for the daemon") == true)
+        #expect(refused.stderr.contains("PrivateTmp=yes"))
+        // The same directory seen the same way is accepted; nothing refused was kept.
+        let accepted = try shell("cd \(work)/same && \(queue) run -- true")
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(try daemon.queue(["list", "--json"]).stdout.components(separatedBy: "\"id\"").count == 2)
+        #expect(daemon.stop() == 0)
+    }
+
     /// Without a daemon: one line naming the socket, exit 69.
     @Test func noDaemonMeansExit69NamingTheSocket() throws {
         let files = try TemporaryDirectory()

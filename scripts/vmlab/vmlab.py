@@ -206,7 +206,7 @@ def share(tag, path, readonly=False):
             "-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag}"]
 
 
-def run(command, timeout=900, memory="1536M", smp=2, rw=(), env=()):
+def run(command, timeout=900, memory="1536M", smp=2, rw=(), env=(), systemd=False):
     """Boots, runs `command` in the repository, streams its output; returns its exit status."""
     kernel, initrd, version, moddir = prepare()
     accel = choose_accel()
@@ -234,7 +234,8 @@ def run(command, timeout=900, memory="1536M", smp=2, rw=(), env=()):
         job += f"cd {shlex.quote(str(REPO))} || exit 125\nexec {shlex.join(command)}\n"
         (jobdir / "job.sh").write_text(job)
         (jobdir / "config").write_text(
-            f"KVER={shlex.quote(version)}\nMODULES={shlex.quote(str(moddir))}\nREPO={shlex.quote(str(REPO.resolve()))}\n")
+            f"KVER={shlex.quote(version)}\nMODULES={shlex.quote(str(moddir))}\nREPO={shlex.quote(str(REPO.resolve()))}\n"
+            f"SYSTEMD={1 if systemd else 0}\n")
         shares = [(f"rw{i}", Path(d).resolve()) for i, d in enumerate(rw)]
         for _, path in shares:
             if not path.is_dir():
@@ -337,6 +338,8 @@ def main():
     runp.add_argument("--smp", type=int, default=2)
     runp.add_argument("--rw", action="append", default=[], metavar="HOSTDIR", help="share HOSTDIR read-write at the same path")
     runp.add_argument("--env", action="append", default=[], metavar="K=V", help="set K in the guest (K alone: the host's value)")
+    runp.add_argument("--systemd", action="store_true",
+                      help="boot systemd as PID 1 on a writable (tmpfs overlay) copy of the root; the command runs as a unit")
     runp.add_argument("command", nargs=argparse.REMAINDER)
     checkp = sub.add_parser("check", help="boot and try hwsim radios and a USB gadget")
     checkp.add_argument("--timeout", type=float, default=600)
@@ -360,7 +363,7 @@ def main():
         command = args.command[1:] if args.command[:1] == ["--"] else args.command
         if not command:
             parser.error("run needs a command after --")
-        return run(command, timeout=args.timeout, memory=args.memory, smp=args.smp, rw=args.rw, env=args.env)
+        return run(command, timeout=args.timeout, memory=args.memory, smp=args.smp, rw=args.rw, env=args.env, systemd=args.systemd)
     except VMError as error:
         say(f"error: {error}")
         return VM_FAILED

@@ -110,7 +110,12 @@ struct QueueAPI: Sendable {
         } catch {
             return Self.failure(400, "invalidJob", "the job is not valid JSON: \(QueueJSON.explain(error))")
         }
-        do { return Self.json(201, try await queue.add(body.job, workingDirectory: body.workingDirectory)) } catch { return Self.error(error) }
+        let client = request.peer.flatMap { ClientFileView(pid: $0.pid) }
+        do {
+            return Self.json(201, try await queue.add(body.job, workingDirectory: body.workingDirectory, client: client))
+        } catch {
+            return Self.error(error)
+        }
     }
 
     private func answer<T: Encodable>(_ text: String, _ body: (Int64) throws(QueueError) -> T) -> ControlResponse {

@@ -102,13 +102,15 @@ public final class JobQueue: Sendable {
 
     /// Checks `spec`, resolves its relative paths against `workingDirectory` (the client's),
     /// records it (committed with whatever else is being written) and schedules it; returns the
-    /// job as stored.
+    /// job as stored. With `client`, every path of the job must be the same file for the daemon
+    /// as for the client (``ClientFileView``).
     /// - Throws: ``QueueError`` for an invalid job, or when it could not be recorded (nothing
     ///   of it is kept then).
     @discardableResult
-    public func add(_ spec: QueueJobSpec, workingDirectory: String?) async throws(QueueError) -> QueueJob {
+    public func add(_ spec: QueueJobSpec, workingDirectory: String?, client: ClientFileView? = nil) async throws(QueueError) -> QueueJob {
         guard !state.withLock({ $0.isStopping }) else { throw .unavailable("the daemon is stopping") }
         let accepted = try spec.accepted(workingDirectory: workingDirectory)
+        if let client { try accepted.spec.checkVisible(to: client) }
         let now = Date()
         let write = QueueStore.Write.insert(
             spec: try QueueStore.json(accepted.stored), hasSecrets: accepted.hasSecrets, state: .pending, reason: nil, at: now)

@@ -33,6 +33,34 @@ public enum DaemonPaths {
         return "/run/reach/path.sock"
     }
 
+    /// The daemon's own default state directory: the first of systemd's `$STATE_DIRECTORY`
+    /// (set by `StateDirectory=`, so a `User=` service gets the directory systemd made for it),
+    /// else ``stateDirectory(environment:)``. Only the daemon reads it: a client run by some
+    /// other unit must not take that unit's directories for the daemon's.
+    public static func serviceStateDirectory(environment: [String: String] = currentEnvironment()) -> String {
+        systemdDirectory("STATE_DIRECTORY", environment) ?? stateDirectory(environment: environment)
+    }
+
+    /// The daemon's own default control socket: `REACH_SOCKET` when set, else `reach.sock` in
+    /// the first of systemd's `$RUNTIME_DIRECTORY` (`RuntimeDirectory=`), else
+    /// ``socket(environment:)``. With `RuntimeDirectory=reach` that is `/run/reach/reach.sock`,
+    /// where root's clients look, whichever user the service runs as.
+    public static func serviceSocket(environment: [String: String] = currentEnvironment()) -> String {
+        if let forced = environment["REACH_SOCKET"], forced.hasPrefix("/") { return forced }
+        return systemdDirectory("RUNTIME_DIRECTORY", environment).map { $0 + "/reach.sock" } ?? socket(environment: environment)
+    }
+
+    /// The first entry of one of systemd's directory variables (a colon-separated list of
+    /// absolute paths, one per directory the unit names), when it is set and absolute.
+    static func systemdDirectory(_ name: String, _ environment: [String: String]) -> String? {
+        guard let value = environment[name], let first = value.split(separator: ":", omittingEmptySubsequences: false).first,
+            first.hasPrefix("/"), first.count > 1
+        else { return nil }
+        var directory = String(first)
+        while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+        return directory
+    }
+
     /// The dispatcher hooks' directory: `/etc/reach/dispatcher.d` as root, else
     /// `$XDG_CONFIG_HOME/reach/dispatcher.d` (`~/.config/reach/dispatcher.d`).
     public static func dispatcherDirectory(environment: [String: String] = currentEnvironment()) -> String {
