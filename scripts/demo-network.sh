@@ -44,9 +44,9 @@ link set wlan0-peer up
 link set wwan0-peer up
 link set wlan0 up
 link set wwan0 up
-address add 192.168.1.20/24 dev wlan0
+address add 192.168.1.20/24 brd + dev wlan0
 address add 2001:db8:1::20/64 dev wlan0 nodad
-address add 10.64.0.6/30 dev wwan0
+address add 10.64.0.6/30 brd + dev wwan0
 route add default via 192.168.1.1 dev wlan0 metric 600
 route add default via 10.64.0.5 dev wwan0 metric 700
 BATCH

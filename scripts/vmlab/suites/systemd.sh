@@ -138,6 +138,20 @@ fi
 mkdir -p /tmp/www && head -c 8000000 /dev/urandom >/tmp/www/big.bin
 suite_background "$server" --root /tmp/www --host 127.0.0.1 --port 18080
 vm_wait "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", 18080), 1)'" 20 || fail stop "the test server did not start"
+
+# 6a. CAP_CHOWN and CAP_FOWNER: a download replacing a file another user owns keeps its owner and mode.
+head -c 100000 /dev/urandom >/tmp/www/small.bin
+echo old >/srv/reach-dl/owned.bin && chown nobody:nogroup /srv/reach-dl/owned.bin && chmod 0640 /srv/reach-dl/owned.bin
+replaced=$(queue add get --retries 1 "http://127.0.0.1:18080/small.bin" -o /srv/reach-dl/owned.bin)
+vm_wait "[ \"\$(job_state $replaced)\" = succeeded ] || [ \"\$(job_state $replaced)\" = failed ]" 30 || true
+owned="$(job_state "$replaced") $(stat -c '%U:%G %a' /srv/reach-dl/owned.bin)"
+echo "# ownership: replacing nobody's 0640 file: $owned; leftovers: $(ls /srv/reach-dl | grep -c part || true) .part files"
+if [ "$owned" = "succeeded nobody:nogroup 640" ] && cmp -s /tmp/www/small.bin /srv/reach-dl/owned.bin; then
+    ok ownership
+else
+    fail ownership "$owned"
+fi
+
 download=$(queue add get "http://127.0.0.1:18080/big.bin?slow=300000" -o /var/lib/reach/big.bin)
 vm_wait "[ \"\$(job_field $download 'j.get(\"progress\",{}).get(\"bytes\",0) if isinstance(j.get(\"progress\"),dict) else 0')\" -gt 300000 ] 2>/dev/null || [ -s /var/lib/reach/big.bin.part ]" 30 || true
 stopping=$(date +%s%N)
