@@ -110,7 +110,7 @@ struct QueueAPI: Sendable {
         } catch {
             return Self.failure(400, "invalidJob", "the job is not valid JSON: \(QueueJSON.explain(error))")
         }
-        let client = request.peer.flatMap { ClientFileView(pid: $0.pid) }
+        let client = request.peer.map { ClientFileView(pid: $0.pid) }
         do {
             return Self.json(201, try await queue.add(body.job, workingDirectory: body.workingDirectory, client: client))
         } catch {

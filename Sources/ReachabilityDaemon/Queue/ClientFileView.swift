@@ -7,32 +7,38 @@ import Glibc
 /// `/tmp/build` would otherwise be accepted and then fail with "cannot run '/bin/sh'", and a
 /// download into `/tmp` would land where nobody finds it.
 ///
-/// When the daemon may not look into the client's root (another user, `ptrace` rules) or the
-/// client is gone, nothing is compared: the job is checked as before.
+/// When the daemon may not look into the client's root (the client is another user, or holds
+/// capabilities the daemon lacks, as a root shell does for the packaged unit, which keeps only
+/// CAP_CHOWN and CAP_FOWNER: the kernel's ptrace rules), it can still refuse what it cannot see
+/// at all: a command's working directory or an upload's file that does not exist for it.
 public struct ClientFileView: Sendable {
-    /// `/proc/PID/root`: the client's root directory, as the kernel resolves it for that process.
-    let root: String
+    /// `/proc/PID/root`: the client's root directory as the kernel resolves it for that
+    /// process; nil when the daemon may not look into it.
+    let root: String?
 
-    /// The view of the process `pid`; nil when the daemon cannot look into its root.
-    public init?(pid: Int32) {
-        guard pid > 0 else { return nil }
-        root = "/proc/\(pid)/root"
+    /// The view of the process `pid` (its root when the daemon may look into it).
+    public init(pid: Int32) {
         var info = stat()
-        guard stat(root + "/", &info) == 0 else { return nil }
+        let candidate = "/proc/\(pid)/root"
+        root = pid > 0 && stat(candidate + "/", &info) == 0 ? candidate : nil
     }
 
-    /// A view of another root directory (for tests).
-    init(root: String) { self.root = root }
+    /// A view of another root directory, or none (for tests).
+    init(root: String?) { self.root = root }
 
     /// Refuses `path` (absolute) when the client sees a file there and the daemon sees none, or
-    /// another one (device and inode differ). What neither sees is left to the job itself (a
-    /// download's directory, say, may be created later... or fail with its own message).
-    func check(_ path: String, field: String) throws(QueueError) {
-        var theirs = stat()
-        guard stat(root + path, &theirs) == 0 else { return }
+    /// another one (device and inode differ). Without the client's view, refuses it only when
+    /// `mustExist` and the daemon sees nothing there. What neither sees is left to the job.
+    func check(_ path: String, field: String, mustExist: Bool) throws(QueueError) {
         var ours = stat()
         let seen = stat(path, &ours) == 0
-        guard !seen || ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino else { return }
+        if let root {
+            var theirs = stat()
+            guard stat(root + path, &theirs) == 0 else { return }
+            guard !seen || ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino else { return }
+        } else {
+            guard mustExist && !seen else { return }
+        }
         let what = seen ? "is another file for the daemon than for you" : "does not exist for the daemon"
         throw .invalidJob(
             "\(field): '\(path.prefix(200))' \(what): the daemon sees another file system there (under systemd, "
@@ -46,14 +52,16 @@ extension QueueJobSpec {
     /// download's directory, an upload's file, a command's working directory, a CA file.
     func checkVisible(to client: ClientFileView) throws(QueueError) {
         if let download {
-            if let destination = download.destination { try client.check(Self.directory(of: destination), field: "destination") }
-            if let caFile = download.caFile { try client.check(caFile, field: "caFile") }
+            if let destination = download.destination {
+                try client.check(Self.directory(of: destination), field: "destination", mustExist: false)
+            }
+            if let caFile = download.caFile { try client.check(caFile, field: "caFile", mustExist: false) }
         }
         if let upload {
-            try client.check(upload.file, field: "file")
-            if let caFile = upload.caFile { try client.check(caFile, field: "caFile") }
+            try client.check(upload.file, field: "file", mustExist: true)
+            if let caFile = upload.caFile { try client.check(caFile, field: "caFile", mustExist: false) }
         }
-        if let directory = command?.workingDirectory { try client.check(directory, field: "workingDirectory") }
+        if let directory = command?.workingDirectory { try client.check(directory, field: "workingDirectory", mustExist: true) }
     }
 
     /// Everything before the last `/` ("/" for a file at the root).

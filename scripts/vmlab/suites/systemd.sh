@@ -22,7 +22,9 @@ server=${REACH_TESTSERVER:-.build/debug/reach-testserver}
 
 show() { systemctl show -p "$2" --value "$1"; }
 main_pid() { show reach.service MainPID; }
-queue() { reach queue "$@"; }
+# From /: a job's working directory is the client's, and the repository may sit in /tmp, which
+# the service does not share (PrivateTmp=yes; see the private-tmp case).
+queue() { (cd / && reach queue "$@"); }
 # job_state ID: the job's state from `reach queue show ID --json`.
 job_state() { queue show "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["job"]["state"])'; }
 job_field() { queue show "$1" --json | python3 -c "import json,sys; j=json.load(sys.stdin)['job']; print($2)"; }
@@ -69,6 +71,16 @@ else
     journal
     exit 1
 fi
+
+# 2b. PrivateTmp=yes: a job added from a shell in the host's /tmp is refused at once, saying why.
+mkdir -p /tmp/build
+refusal=$(cd /tmp/build && reach queue add run -- make 2>&1)
+code=$?
+echo "# private tmp: exit $code: $refusal"
+case "$code $refusal" in
+"64 "*"'/tmp/build' does not exist for the daemon"*PrivateTmp=yes*) ok private-tmp ;;
+*) fail private-tmp "exit $code: $refusal" ;;
+esac
 
 # 3. The sandbox: capabilities, and where the daemon (and its commands) may write.
 capabilities=$(sed -n 's/^CapEff:\t*//p' "/proc/$(main_pid)/status")
