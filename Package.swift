@@ -220,6 +220,7 @@ let package = Package(
             name: "ReachabilityDaemon",
             dependencies: [
                 "Reachability",
+                "ReachabilityLinux",
                 "ReachabilityProcesses",
                 "ReachabilityCore",
                 "ReachabilityTransfers",

@@ -1,4 +1,5 @@
 import Glibc
+import ReachabilityLinux
 
 /// The file system as the client that adds a job sees it, through `/proc/PID/root` of its
 /// process (from the connection's peer credentials): a path the client names must be the same
@@ -53,7 +54,7 @@ extension QueueJobSpec {
     func checkVisible(to client: ClientFileView) throws(QueueError) {
         if let download {
             if let destination = download.destination {
-                try client.check(Self.directory(of: destination), field: "destination", mustExist: false)
+                try client.check(FileSystem.parent(destination), field: "destination", mustExist: false)
             }
             if let caFile = download.caFile { try client.check(caFile, field: "caFile", mustExist: false) }
         }
@@ -62,11 +63,5 @@ extension QueueJobSpec {
             if let caFile = upload.caFile { try client.check(caFile, field: "caFile", mustExist: false) }
         }
         if let directory = command?.workingDirectory { try client.check(directory, field: "workingDirectory", mustExist: true) }
-    }
-
-    /// Everything before the last `/` ("/" for a file at the root).
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
     }
 }
