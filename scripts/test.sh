@@ -15,15 +15,31 @@ cd "$root"
 # libglib2.0-dev, libjson-glib-dev: the GIO module (libgioreach.so); python3-gi and
 # unattended-upgrades: the GLib programs check-every-app.py runs it in. faketime: the wall clock
 # check-budgets.py moves past a budget's cycle end (libfaketime, preloaded into the daemon).
+started=$SECONDS
+timings=()
+# Runs one step, keeps its failure for the exit status and its time for the summary.
+step() {
+    local name=$1 begun=$SECONDS
+    shift
+    if ! "$@"; then
+        echo "test: $name failed" >&2
+        status=1
+    fi
+    timings+=("$name $((SECONDS - begun)) s")
+}
 scripts/setup.sh curl openssl nginx-light apache2 python3-venv tinyproxy prometheus dnsmasq-base \
     libglib2.0-dev libjson-glib-dev python3-gi unattended-upgrades faketime
 scripts/testservers/setup.sh
+timings+=("setup $((SECONDS - started)) s")
 
 if [[ $(id -u) -ne 0 ]]; then
     echo "test: not root: the namespace integration tests will be skipped (CI=true makes them fail)" >&2
 fi
 
+begun=$SECONDS
 swift build --build-tests
+timings+=("build $((SECONDS - begun)) s")
+begun=$SECONDS
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 set +e
@@ -32,60 +48,42 @@ set +e
 swift test --skip-build --no-parallel 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
+timings+=("swift-test $((SECONDS - begun)) s")
 
 # The README's library snippets must be the examples' code (which just built and ran).
-if ! scripts/check-snippets.py; then
-    status=1
-fi
+step check-snippets scripts/check-snippets.py
 
 # Every public declaration of the library modules has a doc comment (DocC's pages are built from them).
-if ! scripts/check-docs.py; then
-    status=1
-fi
+step check-docs scripts/check-docs.py
 
 # `import Reachability` exports the adopter's types, not Core's codecs and state machines.
-if ! scripts/check-exports.sh; then
-    status=1
-fi
+step check-exports scripts/check-exports.sh
 
 # The daemon's control API answers as its contract, openapi/reach-daemon.yaml, says.
-if ! scripts/check-openapi.py; then
-    status=1
-fi
+step check-openapi scripts/check-openapi.py
 
 # A real OpenAPI fuzzer against a live daemon (in a private network namespace: every job it
-# adds waits): schemathesis with every check on, a fixed seed, 1,000 examples per operation.
-if ! scripts/check-schemathesis.py; then
-    status=1
-fi
+# adds waits): schemathesis with every check on, a fixed seed, 500 examples per operation.
+step check-schemathesis scripts/check-schemathesis.py
 
 # Every Linux program benefits: the GIO module in GLib programs (python3-gi, unattended-upgrades),
 # the read-only path socket, dispatcher hooks and the update-agent recipes, against a daemon in
 # a private network namespace.
-if ! scripts/check-every-app.py; then
-    status=1
-fi
+step check-every-app scripts/check-every-app.py
 
 # Data budgets: counting against the kernel's counters (curl's traffic and the queue's jobs over
 # veth uplinks overridden as cellular and Wi-Fi, a real nginx), the warning hook, a job held and
 # released by a snooze and by a new cycle (libfaketime), kill -9 and restart, an interface
 # deleted and re-created.
-if ! scripts/check-budgets.py; then
-    status=1
-fi
+step check-budgets scripts/check-budgets.py
 
 # The Debian package: built (release, static Swift runtime, stripped), linted, its man pages
 # and completions current, installed, run, removed and purged in a debootstrap'd Debian 12.
-if ! scripts/check-package.py; then
-    status=1
-fi
+step check-package scripts/check-package.py
 
 # The parsers' fuzz targets, briefly (5 s each, on the committed seeds), so they keep building
 # and the seeds keep passing; `scripts/fuzz/run.sh 60` is the longer run.
-if ! scripts/fuzz/run.sh "${REACH_FUZZ_SECONDS:-5}"; then
-    echo "test: a fuzz target failed (inputs in .build-fuzz/artifacts/)" >&2
-    status=1
-fi
+step fuzz scripts/fuzz/run.sh "${REACH_FUZZ_SECONDS:-5}"
 
 # The VM suites: Debian's stock kernel under qemu (scripts/vmlab), one boot per suite, with real
 # Wi-Fi (mac80211_hwsim, hostapd, wpa_supplicant), real USB network drivers (gadgets on
@@ -94,17 +92,10 @@ fi
 # run; CI always runs them.
 if [[ ${CI:-} == true || ${REACH_VM_TESTS:-1} != 0 ]]; then
     for suite in wifi usb; do
-        if ! scripts/vmlab/vmlab.py run --timeout 900 -- "scripts/vmlab/suites/$suite.sh" 2>&1 | tee -a "$log.vm"; then
-            echo "test: VM suite $suite failed" >&2
-            status=1
-        fi
+        step "vm-$suite" scripts/vmlab/vmlab.py run --timeout 900 -- "scripts/vmlab/suites/$suite.sh"
     done
     deb="$(ls .build-deb/reach_*.deb 2>/dev/null | head -1)"
-    if ! scripts/vmlab/vmlab.py run --systemd --timeout 900 --env "REACH_DEB=${deb:-none}" -- scripts/vmlab/suites/systemd.sh 2>&1 | tee -a "$log.vm"; then
-        echo "test: VM suite systemd failed" >&2
-        status=1
-    fi
-    rm -f "$log.vm"
+    step vm-systemd scripts/vmlab/vmlab.py run --systemd --timeout 900 --env "REACH_DEB=${deb:-none}" -- scripts/vmlab/suites/systemd.sh
 else
     echo "test: REACH_VM_TESTS=0: the VM suites (real Wi-Fi and USB drivers) were not run" >&2
 fi
@@ -115,6 +106,7 @@ if ip netns list 2>/dev/null | grep -q '^reach-'; then
     status=1
 fi
 
+echo "test: seconds per step: $(IFS=,; echo "${timings[*]}" | sed 's/,/, /g'); $((SECONDS - started)) s in all"
 summary="$(grep -E 'Test run with [0-9]+ tests? .*(passed|failed)' "$log" | tail -1 || true)"
 if [[ $status -eq 0 && $summary =~ Test\ run\ with\ ([0-9]+)\ tests?.*passed ]]; then
     echo "swift-testing: ${BASH_REMATCH[1]} passed, 0 failed"

@@ -8,10 +8,12 @@ import ReachabilityLinux
 /// `/tmp/build` would otherwise be accepted and then fail with "cannot run '/bin/sh'", and a
 /// download into `/tmp` would land where nobody finds it.
 ///
-/// When the daemon may not look into the client's root (the client is another user, or holds
-/// capabilities the daemon lacks, as a root shell does for the packaged unit, which keeps only
-/// CAP_CHOWN and CAP_FOWNER: the kernel's ptrace rules), it can still refuse what it cannot see
-/// at all: a command's working directory or an upload's file that does not exist for it.
+/// What a job cannot run without (an upload's file, a command's working directory) must exist
+/// when it is added, as curl refuses `-T missing` at once: the answer is a clear error now, not a
+/// job that fails whenever its network comes. When the daemon may not look into the client's
+/// root (the client is another user, or holds capabilities the daemon lacks, as a root shell
+/// does for the packaged unit, which keeps only CAP_CHOWN and CAP_FOWNER: the kernel's ptrace
+/// rules), the same rule holds, and the message says both what it means and what it may mean.
 public struct ClientFileView: Sendable {
     /// `/proc/PID/root`: the client's root directory as the kernel resolves it for that
     /// process; nil when the daemon may not look into it.
@@ -28,24 +30,30 @@ public struct ClientFileView: Sendable {
     init(root: String?) { self.root = root }
 
     /// Refuses `path` (absolute) when the client sees a file there and the daemon sees none, or
-    /// another one (device and inode differ). Without the client's view, refuses it only when
-    /// `mustExist` and the daemon sees nothing there. What neither sees is left to the job.
+    /// another one (device and inode differ), and, when `mustExist`, when the daemon sees
+    /// nothing there. What the job may create (a download's directory is checked when it runs)
+    /// and neither side sees is left to the job.
     func check(_ path: String, field: String, mustExist: Bool) throws(QueueError) {
         var ours = stat()
         let seen = stat(path, &ours) == 0
-        if let root {
-            var theirs = stat()
-            guard stat(root + path, &theirs) == 0 else { return }
-            guard !seen || ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino else { return }
-        } else {
+        let quoted = "\(field): '\(path.prefix(200))'"
+        guard let root else {
             guard mustExist && !seen else { return }
+            throw .invalidJob("\(quoted) does not exist for the daemon (if it exists for you, \(Self.anotherFileSystem))")
         }
+        var theirs = stat()
+        guard stat(root + path, &theirs) == 0 else {
+            guard mustExist && !seen else { return }
+            throw .invalidJob("\(quoted) does not exist")
+        }
+        guard !seen || ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino else { return }
         let what = seen ? "is another file for the daemon than for you" : "does not exist for the daemon"
-        throw .invalidJob(
-            "\(field): '\(path.prefix(200))' \(what): the daemon sees another file system there (under systemd, "
-                + "PrivateTmp=yes gives the service its own /tmp and /var/tmp); use a directory it shares, "
-                + "such as one listed in the unit's ReadWritePaths=")
+        throw .invalidJob("\(quoted) \(what): \(Self.anotherFileSystem)")
     }
+
+    static let anotherFileSystem =
+        "the daemon sees another file system there (under systemd, PrivateTmp=yes gives the service its own "
+        + "/tmp and /var/tmp); use a directory it shares, such as one listed in the unit's ReadWritePaths="
 }
 
 extension QueueJobSpec {
