@@ -18,7 +18,6 @@ let package = Package(
         .library(name: "ReachabilityTestKit", targets: ["ReachabilityTestKit"]),
         .library(name: "ReachabilityTransfers", targets: ["ReachabilityTransfers"]),
         .executable(name: "reach", targets: ["reach"]),
-        .executable(name: "reach-transfer", targets: ["reach-transfer"]),
         .library(name: "ReachabilityDaemon", targets: ["ReachabilityDaemon"]),
         .library(name: "ReachabilitySystemd", targets: ["ReachabilitySystemd"]),
         .library(name: "ReachabilityMetrics", targets: ["ReachabilityMetrics"]),
@@ -140,8 +139,8 @@ let package = Package(
         ),
         // The monitor commands (status, watch, interfaces, wait, run, config), in a library that
         // two executables carry: `reach` (no HTTP stack, so it stays small; `reach get` and
-        // `reach status --probe …` exec reach-transfer, git's subcommand model) and
-        // reach-transfer (which can probe).
+        // `reach status --probe …` exec reach-daemon, git's subcommand model) and reach-daemon
+        // (which can probe).
         .target(
             name: "ReachMonitorCommands",
             dependencies: [
@@ -161,8 +160,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The transfer commands (get, upload), with async-http-client, NIO and BoringSSL: a
-        // library, so reach-transfer runs them and reach-daemon's whole command tree lists them.
+        // The transfer commands (get, upload), with async-http-client, NIO and BoringSSL, for
+        // reach-daemon's whole command tree, which runs and lists them.
         .target(
             name: "ReachTransferCommands",
             dependencies: [
@@ -170,17 +169,6 @@ let package = Package(
                 "Reachability",
                 "ReachabilityCore",
                 "ReachabilityTransfers",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "reach-transfer",
-            dependencies: [
-                "ReachCommands",
-                "ReachMonitorCommands",
-                "ReachTransferCommands",
-                "ReachabilityValidation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -315,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "ReachCLITests",
             dependencies: [
-                "ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit", "reach", "reach-transfer", "reach-testserver", "reach-daemon",
+                "ReachabilityCore", "ReachabilityLinux", "ReachabilityTestKit", "reach", "reach-testserver", "reach-daemon",
             ],
             swiftSettings: strictSettings
         ),

@@ -3,14 +3,15 @@
 
 1. `scripts/package-deb.sh` builds reach_VERSION_ARCH.deb (release, static Swift runtime).
 2. `lintian` reports no error (every tag is printed).
-3. Contents: the three binaries (stripped: no .symtab) in /usr/bin, the units, the GIO module,
+3. Contents: the two binaries (stripped: no .symtab) in /usr/bin, the units, the GIO module,
    /etc/reach/reach.conf as a conffile, bash/zsh/fish completions, a man page for every
    command of the packaged binary's own tree (`reach --experimental-dump-help`, recursively).
    Current: the completions the packaged `reach` generates now equal the packaged ones, and the
    man pages regenerated from it (same date) equal the packaged ones.
 4. A clean Debian 12: `debootstrap --variant=minbase bookworm` into a directory of the test's
    own; `apt-get install ./reach_*.deb` there installs only the package's declared
-   dependencies and what they depend on; `reach --version` works, `reach status --json` prints a
+   dependencies and what they depend on; `reach --version` and `reach get --help` (through
+   reach-daemon) work, `reach status --json` prints a
    path (in a private network namespace: lo only, unreachable, exit 2), `reach daemon` starts
    (private network, PID and mount namespaces), answers `reach queue list` and writes its state
    in /var/lib/reach; remove keeps only the conffile, purge leaves no file behind that was not
@@ -86,7 +87,7 @@ def check_contents(deb, extracted):
     check(depends is not None and "libnl-3-200" in depends.group(1) and "libsqlite3-0" in depends.group(1),
           f"Depends from dpkg-shlibdeps: {depends.group(1) if depends else None}")
     multiarch = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
-    expected = ["usr/bin/reach", "usr/bin/reach-transfer", "usr/bin/reach-daemon", "lib/systemd/system/reach.service",
+    expected = ["usr/bin/reach", "usr/bin/reach-daemon", "lib/systemd/system/reach.service",
                 "lib/systemd/system/reach-wait-online@.service", "usr/lib/systemd/user/reach.service",
                 f"usr/lib/{multiarch}/gio/modules/libgioreach.so", "etc/reach/reach.conf",
                 "usr/share/bash-completion/completions/reach", "usr/share/zsh/vendor-completions/_reach",
@@ -94,7 +95,7 @@ def check_contents(deb, extracted):
     missing = [path for path in expected if not os.path.isfile(os.path.join(extracted, path))]
     check(not missing, f"{len(expected)} expected files present" + (f"; missing {missing}" if missing else ""))
     sizes = {}
-    for name in ["reach", "reach-transfer", "reach-daemon"]:
+    for name in ["reach", "reach-daemon"]:
         path = os.path.join(extracted, "usr/bin", name)
         sections = run(["readelf", "-S", "-W", path]).stdout
         check(".symtab" not in sections, f"{name} is stripped ({os.path.getsize(path) / 2**20:.1f} MiB)")
@@ -195,6 +196,9 @@ def check_clean_install(deb, cache):
               + (f"; not declared: {stray}" if stray else ""))
         version = in_root(root, "reach --version")
         check(version.returncode == 0 and re.match(r"^\d+\.\d+\.\d+ \(libnl ", version.stdout), f"reach --version: {version.stdout.strip()}")
+        # `reach get` is carried out by reach-daemon, exec'd from /usr/bin beside reach.
+        get = in_root(root, "reach get --help")
+        check(get.returncode == 0 and "USAGE: reach get" in get.stdout, f"reach get --help through reach-daemon: exit {get.returncode}")
         status = in_root(root, "reach status --json", network=False)
         try:
             path = json.loads(status.stdout)

@@ -3,7 +3,7 @@
 #
 #   scripts/install-service.sh [--user] [--prefix DIR]
 #
-# reach, reach-transfer and reach-daemon go to PREFIX/bin (default /usr/local); the units go to
+# reach and reach-daemon go to PREFIX/bin (default /usr/local); the units go to
 # /etc/systemd/system, or with --user to ~/.config/systemd/user (the binaries still go to
 # PREFIX/bin: use --prefix ~/.local to install without root). The units name
 # /usr/local/bin/reach; another prefix is written into the installed copies. Nothing is enabled
@@ -26,10 +26,12 @@ prefix="$(realpath -m "$prefix")"
 
 cd "$root"
 build=(swift build -c release --static-swift-stdlib --scratch-path .build-release)
-for product in reach reach-transfer reach-daemon; do "${build[@]}" --product "$product"; done
+for product in reach reach-daemon; do "${build[@]}" --product "$product"; done
 bin="$("${build[@]}" --show-bin-path)"
 install -d "$prefix/bin"
-install -m 0755 "$bin/reach" "$bin/reach-transfer" "$bin/reach-daemon" "$prefix/bin/"
+install -m 0755 "$bin/reach" "$bin/reach-daemon" "$prefix/bin/"
+# Before 0.2.0 `reach get` ran a reach-transfer of its own; reach-daemon carries it now.
+if [[ -f $prefix/bin/reach-transfer && ! -L $prefix/bin/reach-transfer ]]; then rm -f "$prefix/bin/reach-transfer"; fi
 
 # Copies a unit into $1 with ExecStart= pointing at this prefix.
 install_unit() {

@@ -27,7 +27,7 @@ done
 scripts/setup.sh dpkg-dev binutils libglib2.0-dev libjson-glib-dev
 scratch=.build-release
 build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch")
-for product in reach reach-transfer reach-daemon; do "${build[@]}" --product "$product" >&2; done
+for product in reach reach-daemon; do "${build[@]}" --product "$product" >&2; done
 "${build[@]}" --product gioreach >&2
 bin="$("${build[@]}" --show-bin-path)"
 
@@ -44,7 +44,7 @@ staging="$(mktemp -d)"
 trap 'rm -rf "$staging"' EXIT
 package="$staging/reach"
 install -d "$package/DEBIAN" "$package/usr/bin"
-for executable in reach reach-transfer reach-daemon; do
+for executable in reach reach-daemon; do
     install -m 0755 "$bin/$executable" "$package/usr/bin/$executable"
     strip --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/$executable"
 done
@@ -77,9 +77,6 @@ install -d "$package/usr/share/man/man1" "$package/usr/share/bash-completion/com
 for page in "$docs"/man1/*.1; do
     gzip -9n <"$page" >"$package/usr/share/man/man1/$(basename "$page").gz"
 done
-# reach-transfer carries out `reach get` and `reach upload`: its page is reach(1). (reach-daemon's
-# is the page of `reach daemon`, reach-daemon(1).)
-echo ".so man1/reach.1" | gzip -9n >"$package/usr/share/man/man1/reach-transfer.1.gz"
 install -m 0644 "$docs/completions/reach.bash" "$package/usr/share/bash-completion/completions/reach"
 install -m 0644 "$docs/completions/_reach" "$package/usr/share/zsh/vendor-completions/_reach"
 install -m 0644 "$docs/completions/reach.fish" "$package/usr/share/fish/vendor_completions.d/reach.fish"
@@ -105,7 +102,7 @@ echo /etc/reach/reach.conf >"$package/DEBIAN/conffiles"
 # Depends from the libraries the binaries link (dpkg-shlibdeps wants a debian/control).
 mkdir -p "$staging/debian"
 printf 'Source: reach\n\nPackage: reach\nArchitecture: any\n' >"$staging/debian/control"
-depends="$(cd "$staging" && dpkg-shlibdeps -O -e reach/usr/bin/reach -e reach/usr/bin/reach-transfer -e reach/usr/bin/reach-daemon \
+depends="$(cd "$staging" && dpkg-shlibdeps -O -e reach/usr/bin/reach -e reach/usr/bin/reach-daemon \
     -e "reach$giomodules/libgioreach.so" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
 [[ -n $depends ]] || { echo "package-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 

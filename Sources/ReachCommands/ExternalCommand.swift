@@ -1,15 +1,15 @@
 import Glibc
-import ReachCommands
 
 /// A subcommand carried out by another executable installed next to `reach`, git's model:
-/// `reach get URL` execs `reach-transfer get URL`, `reach upload FILE URL` execs
-/// `reach-transfer upload FILE URL`. Only the directory of `reach` itself is
-/// searched (from `/proc/self/exe`), never `PATH`: a root-run `reach` must not run whatever
-/// a `PATH` entry offers under that name.
+/// `reach get URL` execs `reach-daemon get URL`, which carries the HTTP stack and every
+/// command, and so do `upload`, `daemon`, `queue` and `budget`. Only the directory of `reach`
+/// itself is searched (from `/proc/self/exe`), never `PATH`: a root-run `reach` must not run
+/// whatever a `PATH` entry offers under that name.
 package struct ExternalCommand {
-    static let commands: [String: String] = [
-        "get": "reach-transfer", "upload": "reach-transfer", "daemon": "reach-daemon", "queue": "reach-daemon", "budget": "reach-daemon",
-    ]
+    /// The executable with the HTTP stack, the daemon and every command's definition.
+    package static let wholeTree = "reach-daemon"
+
+    static let commands: Set<String> = ["get", "upload", "daemon", "queue", "budget"]
 
     /// Help of any kind, the completion scripts and the command tree the man pages are made
     /// from come from reach-daemon, which carries every command's definition, so they list
@@ -23,11 +23,11 @@ package struct ExternalCommand {
 
     package init?(arguments: [String]) {
         guard arguments.count >= 2 else { return nil }
-        if let name = Self.commands[arguments[1]] {
-            executable = name
+        if Self.commands.contains(arguments[1]) {
+            executable = Self.wholeTree
         } else if Self.wholeTreeRequests.contains(arguments[1]) || arguments[1].hasPrefix("--generate-completion-script=") {
-            guard Self.isInstalled("reach-daemon") else { return nil }
-            executable = "reach-daemon"
+            guard Self.isInstalled(Self.wholeTree) else { return nil }
+            executable = Self.wholeTree
         } else {
             return nil
         }

@@ -127,12 +127,12 @@ package struct GlobalOptions: ParsableArguments {
 
     /// The monitor these options describe, validating connectivity when a probe is configured.
     /// An executable without a prober (`reach`, which carries no HTTP stack) hands the whole
-    /// command to `reach-transfer`, which has one: this process is replaced.
+    /// command to `reach-daemon`, which has one: this process is replaced.
     package func monitor(debounce: Duration = .zero, counterInterval: Duration? = nil) throws -> NetworkMonitor {
         let configuration = try monitorConfiguration(debounce: debounce, counterInterval: counterInterval)
         guard configuration.validation != nil else { return NetworkMonitor(configuration: configuration) }
         guard let makeProber = ConnectivityProbing.makeProber else {
-            ExternalCommand(executable: "reach-transfer", arguments: ["reach"] + CommandLine.arguments.dropFirst()).exec()
+            ExternalCommand(executable: ExternalCommand.wholeTree, arguments: ["reach"] + CommandLine.arguments.dropFirst()).exec()
         }
         return NetworkMonitor(configuration: configuration, prober: makeProber())
     }
@@ -161,8 +161,8 @@ package func failure(_ error: any Error) -> ExitCode {
     return ExitCode(1)
 }
 
-/// Where an executable that can probe puts its prober, before parsing: `reach-transfer` and
-/// `reach-daemon` do; `reach` does not, and execs `reach-transfer` when a probe is asked for.
+/// Where an executable that can probe puts its prober, before parsing: `reach-daemon` does;
+/// `reach` does not, and execs `reach-daemon` when a probe is asked for.
 package enum ConnectivityProbing {
     private static let factory = Mutex<(@Sendable () -> any ConnectivityProber)?>(nil)
 

@@ -2,7 +2,7 @@ package import ArgumentParser
 import ReachCommands
 
 /// The monitor commands of `reach` (status, watch, interfaces, wait, run, config). A library, so
-/// two executables carry them: `reach` itself, without an HTTP stack, and `reach-transfer`, which
+/// two executables carry them: `reach` itself, without an HTTP stack, and `reach-daemon`, which
 /// has one and so can also validate connectivity (`--probe`): `reach` execs it for that.
 package struct Reach: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
@@ -11,9 +11,9 @@ package struct Reach: AsyncParsableCommand {
         discussion: """
             Exit codes: 0 success (status: reachable), 1 runtime failure (netlink, sysfs, output) \
             or timeout (wait), 2 unreachable (status), 64 bad usage, option value or configuration \
-            file; run exits with its command's status. `reach get` and `reach upload` (and a command given --probe) are carried \
-            out by reach-transfer, `reach daemon` and `reach queue` by reach-daemon, both installed \
-            next to reach.
+            file; run exits with its command's status. `reach get`, `reach upload`, `reach daemon`, \
+            `reach queue`, `reach budget` and a command given --probe are carried out by \
+            reach-daemon, installed next to reach.
             """,
         version: ReachVersion.text,
         subcommands: monitorCommands,

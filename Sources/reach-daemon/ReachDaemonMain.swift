@@ -4,11 +4,12 @@ import ReachMonitorCommands
 import ReachTransferCommands
 import ReachabilityValidation
 
-/// Every `reach` command in one tree: the daemon's own (`daemon`, `queue`, `budget`) and the
-/// monitor and transfer commands that `reach` and reach-transfer run. `reach` execs this
-/// executable for the daemon's commands and for help of any kind (`reach --help`, `reach help
-/// queue add`), the completion scripts and the tree the man pages are generated from, so all of
-/// them list every command from the commands' own definitions.
+/// Every `reach` command in one tree: the daemon's own (`daemon`, `queue`, `budget`), the
+/// transfer commands (`get`, `upload`) and the monitor commands. `reach` execs this executable
+/// for every command that needs the HTTP stack (a transfer, the daemon's, a monitor command
+/// given --probe) and for help of any kind (`reach --help`, `reach help queue add`), the
+/// completion scripts and the tree the man pages are generated from, so all of them list every
+/// command from the commands' own definitions.
 struct ReachCommandTree: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reach",
@@ -21,9 +22,8 @@ struct ReachCommandTree: AsyncParsableCommand {
             64 bad usage, option value, configuration file or a job or budget the daemon rejects; \
             69 no daemon listening on the socket (queue, budget, status --daemon); run exits with \
             its command's status, 128 + N if signal N ended it, 127 if it could not be started. \
-            `reach get` and `reach upload` (and a command given --probe) are carried out by \
-            reach-transfer, `reach daemon`, `reach queue` and `reach budget` by reach-daemon, both \
-            installed next to reach.
+            `reach get`, `reach upload`, `reach daemon`, `reach queue`, `reach budget` and a \
+            command given --probe are carried out by reach-daemon, installed next to reach.
             """,
         version: ReachVersion.text,
         subcommands: Reach.monitorCommands + TransferCommands.all + [DaemonCommand.self, QueueCommand.self, BudgetCommand.self],

@@ -2,7 +2,7 @@ import ArgumentParser
 import ReachCommands
 import ReachMonitorCommands
 
-/// `reach get …` and `reach upload …` run reach-transfer, `reach daemon …` and `reach queue …`
+/// `reach get …`, `reach upload …`, `reach daemon …`, `reach queue …` and `reach budget …` run
 /// reach-daemon (the HTTP stack lives there, so the monitor commands do not map it); so does
 /// a monitor command given a connectivity probe (see `GlobalOptions.monitor`). Everything else
 /// is parsed here.

@@ -34,7 +34,7 @@ struct ReachUsageErrorTests {
         BadInvocation(arguments: ["status", "--netns", "reach-no-such-namespace"], mentions: "--netns reach-no-such-namespace: no such namespace"),
         BadInvocation(arguments: ["interfaces", "--offline", "--sysfs-root", "/nonexistent/sys"], mentions: "/nonexistent/sys/class/net"),
         BadInvocation(arguments: ["frobnicate"], mentions: "frobnicate"),
-        // `reach get` runs in reach-transfer: its usage errors come back through the exec.
+        // `reach get` runs in reach-daemon: its usage errors come back through the exec.
         BadInvocation(arguments: ["get", "--ca-file", "/nonexistent/ca.pem", "http://127.0.0.1:9/x"], mentions: "--ca-file /nonexistent/ca.pem: No such file or directory"),
         BadInvocation(arguments: ["get", "--ca-file", "/etc/passwd", "https://127.0.0.1:9/x"], mentions: "--ca-file /etc/passwd: no PEM certificate"),
         BadInvocation(arguments: ["get", "http://127.0.0.1:99999/x"], mentions: "not a valid port in 'http://127.0.0.1:99999/x'"),

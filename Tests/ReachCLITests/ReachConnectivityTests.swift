@@ -17,7 +17,7 @@ private func reachBounded(_ arguments: [String], in namespace: TestNamespace, bo
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let (out, err) = (directory.path + "/stdout", directory.path + "/stderr")
-    for path in [out, err] { FileManager.default.createFile(atPath: path, contents: nil) }
+    for path in [out, err] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
     process.arguments = ["--net=\(namespace.namespace.path)", reachBinary] + arguments

@@ -8,9 +8,9 @@ cd "$repo"
 [[ $(id -u) -eq 0 ]] || { echo "get.sh: must run as root (it creates a network namespace)" >&2; exit 2; }
 scripts/setup.sh nginx-light curl aria2
 if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then
-    # `reach get` execs reach-transfer from reach's own directory: both are needed.
+    # `reach get` execs reach-daemon from reach's own directory: both are needed.
     swift build -c release --static-swift-stdlib --product reach --scratch-path .build-release >&2
-    swift build -c release --static-swift-stdlib --product reach-transfer --scratch-path .build-release >&2
+    swift build -c release --static-swift-stdlib --product reach-daemon --scratch-path .build-release >&2
     swift build -c release --product reach-testserver --scratch-path .build-release >&2
 fi
 exec python3 "$repo/scripts/bench/bench_get.py" "$@"

@@ -14,8 +14,8 @@ scripts/setup.sh nginx-light dnsmasq-base curl
 locked=()
 if [[ -n "${REACH_BENCH_LOCK:-}" ]]; then locked=(flock "$REACH_BENCH_LOCK"); fi
 if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then
-    # `reach --probe …` execs reach-transfer, which carries the prober.
-    for product in reach reach-transfer; do
+    # `reach --probe …` execs reach-daemon, which carries the prober.
+    for product in reach reach-daemon; do
         "${locked[@]}" swift build -c release --static-swift-stdlib --product "$product" --scratch-path .build-release >&2
     done
 fi

@@ -9,9 +9,11 @@
 /// leave (reason 3, `wpa_cli disconnect`). A roam's disconnect carries neither: mac80211 leaves
 /// the old access point with reason 1 when it authenticates with the next one.
 package struct RoamGrace: Sendable, Hashable {
-    /// How long a station that left on its own is given to join again: a roam with WPA2-PSK
-    /// takes tens of milliseconds; longer is a real disconnection.
-    package static let grace: Int64 = 250_000_000
+    /// How long a station that left on its own is given to join again. A roam with WPA2-PSK
+    /// takes tens of milliseconds on hardware, but hundreds with 802.1X and no fast transition,
+    /// and an emulated roam under load once outlasted the 250 ms this was before. A station
+    /// gone for longer is a real disconnection; NetworkManager waits 15 s for that.
+    package static let grace: Int64 = 1_000_000_000
 
     /// Stations being waited for.
     package private(set) var stations: Set<Int32> = []

@@ -134,6 +134,7 @@ roam_case() {
     vm_wait "$check watch $out/watch.jsonl 0 wlan0 bssid=$first status=wifi" 10 || { fail roam "watch never showed $first"; return; }
     from=$(wc -l <"$out/watch.jsonl")
     text_from=$(wc -l <"$out/watch.txt")
+    iw_from=$(wc -l <"$out/iw-events.txt")
     vm_sta_roam wlan0 "$target" || { fail roam "wpa_supplicant did not roam to $target"; return; }
     if ! vm_wait "$check watch $out/watch.jsonl $from wlan0 bssid=$target ssid=Campus identity-ssid=Campus status=wifi" 10; then
         fail roam "watch: $($check watch "$out/watch.jsonl" "$from" wlan0)"
@@ -145,7 +146,11 @@ roam_case() {
         fail roam "the roam was printed as a change: $(tail -n +"$((text_from + 1))" "$out/watch.txt")"
     else
         ok roam
-        echo "# roam: $first -> $target, $($check count "$out/watch.jsonl" "$from") path lines (--all-changes), none in the summary watch"
+        # How long the station was away, by the kernel's events: its first event of the roam
+        # (leaving the old access point) to "connected to" the new one.
+        took=$(awk -v from="$iw_from" 'NR > from && / wlan0 / { t = $1 + 0; if (!s) s = t }
+            NR > from && / wlan0 / && /connected to/ { printf "%d", (t - s) * 1000; exit }' "$out/iw-events.txt")
+        echo "# roam: $first -> $target in ${took:-?} ms (iw events), $($check count "$out/watch.jsonl" "$from") path lines (--all-changes), none in the summary watch"
     fi
 
     # Another SSID: a new identity.
