@@ -7,7 +7,10 @@ each judged by the route to its server (10.9.9.9, inside the namespace; nothing 
 Measured: each add's round trip, one client after another and from 8 clients at once (group
 commit); GET /v1/jobs?view=summary (p50/p99); the daemon's CPU time (utime+stime) over 3 s after
 each of 6 path changes (d1's default route added, then removed), less the same window idle; its
-RSS. Targets (issue #19): add <= 2 ms each, summary list p99 <= 50 ms, a path change with
+RSS. The peer, in the same run and on the same file system: the floor of a durable add, the
+same row and history row inserted by Python's sqlite3 in one transaction each, with the
+daemon's settings (WAL, synchronous=FULL, wal_autocheckpoint=100): no HTTP, no JSON, no engine.
+Targets (issue #19): add <= 2 ms each, summary list p99 <= 50 ms, a path change with
 10,000 waiting jobs <= 100 ms of CPU (1,000: <= 20 ms).
 
 burst: 4,000 small downloads (16 KiB, reach-testserver on loopback) held by one shared
@@ -15,7 +18,7 @@ notBefore are released at once (--per-host 8, --max-running 16). Measured: from 
 renamed into place (its mtime) to every job shown `succeeded` by the API (polled every 50 ms).
 Target: <= 5 s.
 """
-import concurrent.futures, datetime, json, os, shutil, statistics, subprocess, threading, time
+import concurrent.futures, datetime, json, os, shutil, sqlite3, statistics, subprocess, threading, time
 
 import bench_daemon as base
 
@@ -61,6 +64,37 @@ def cpu_ms_over(pid, seconds):
     before = cpu_ticks(pid)
     time.sleep(seconds)
     return (cpu_ticks(pid) - before) * 1000 / hz
+
+
+def sqlite_floor(work, count):
+    """Seconds of each of `count` durable inserts of a job row and its history row (the
+    daemon's schema, reduced to what an add writes) in a fresh database under `work`."""
+    path = os.path.join(work, "floor.sqlite")
+    db = sqlite3.connect(path, isolation_level=None)
+    for pragma in ("journal_mode = WAL", "synchronous = FULL", "wal_autocheckpoint = 100"):
+        db.execute(f"PRAGMA {pragma}")
+    db.execute("CREATE TABLE job (id INTEGER PRIMARY KEY, spec TEXT NOT NULL, hasSecrets INTEGER, state TEXT NOT NULL, "
+               "reasonCode TEXT, reasonMessage TEXT, reasonUntil REAL, createdAt REAL, updatedAt REAL)")
+    db.execute("CREATE INDEX job_state ON job (state)")
+    db.execute("CREATE TABLE history (jobID INTEGER NOT NULL, at REAL NOT NULL, state TEXT NOT NULL, reason TEXT)")
+    db.execute("CREATE INDEX history_job ON history (jobID)")
+    times = []
+    for index in range(count):
+        spec = json.dumps(wired_job(work, index)["job"])
+        started = time.perf_counter()
+        db.execute("BEGIN IMMEDIATE")
+        now = time.time()
+        cursor = db.execute("INSERT INTO job (spec, hasSecrets, state, createdAt, updatedAt) VALUES (?, 0, 'pending', ?, ?)", (spec, now, now))
+        db.execute("INSERT INTO history (jobID, at, state, reason) VALUES (?, ?, 'pending', 'added')", (cursor.lastrowid, now))
+        db.execute("COMMIT")
+        times.append(time.perf_counter() - started)
+    db.close()
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(path + suffix)
+        except FileNotFoundError:
+            pass
+    return times
 
 
 def add_all(sock, work, start, count, clients):
@@ -135,6 +169,7 @@ def scale_scenario(args, work):
         step = {"jobs": total}
         count = total - added
         sequential = count // 2
+        step["sqlite_floor"] = base.summary_ms(sqlite_floor(work, sequential))
         step["add_sequential"] = base.summary_ms(add_all(sock, work, added, sequential, 1))
         step["add_8_clients"] = base.summary_ms(add_all(sock, work, added + sequential, count - sequential, 8))
         added = total
@@ -196,11 +231,13 @@ def burst_scenario(args, work):
 
 def report_scale(r):
     print("scale (waiting downloads, judged by the route to their server)")
-    print(f"  {'jobs':>6} {'add 1 client p50/p99 ms':>24} {'add 8 clients p50/p99':>22} {'summary list p50/p99':>21} {'CPU per path change ms':>23} {'RSS MiB':>8}")
+    print(f"  {'jobs':>6} {'add 1 client p50/p99 ms':>24} {'sqlite floor p50/p99':>21} {'add 8 clients p50/p99':>22} {'summary list p50/p99':>21} {'CPU per path change ms':>23} {'RSS MiB':>8}")
     for step in r["sizes"]:
         one, eight, lists = step["add_sequential"], step["add_8_clients"], step["list_summary"]
+        floor = step.get("sqlite_floor") or {"p50_ms": float("nan"), "p99_ms": float("nan")}
         change = step["path_change"]
-        print(f"  {step['jobs']:>6} {one['p50_ms']:>12.2f} / {one['p99_ms']:<9.2f} {eight['p50_ms']:>10.2f} / {eight['p99_ms']:<9.2f} "
+        print(f"  {step['jobs']:>6} {one['p50_ms']:>12.2f} / {one['p99_ms']:<9.2f} {floor['p50_ms']:>9.2f} / {floor['p99_ms']:<9.2f} "
+              f"{eight['p50_ms']:>10.2f} / {eight['p99_ms']:<9.2f} "
               f"{lists['p50_ms']:>9.1f} / {lists['p99_ms']:<9.1f} {change['change_ms_median']:>12.0f} (median) {step['rss_mib']:>8.1f}")
         print(f"         per change: {', '.join(f'{value:.0f}' for value in change['change_ms'])} ms over {change['window_s']:.0f} s windows"
               f" (idle floor {min(change['idle_ms_per_window']):.0f} ms)")

@@ -121,7 +121,10 @@ public final class JobQueue: Sendable {
             // Under the lock, as every later change of the job is told.
             for subscriber in state.subscribers.values { subscriber.yield(job) }
         }
-        schedule(job.id)
+        // A job held until `notBefore` is held now (a timer, cheap), so the answer's next list
+        // shows it held; the engine takes any other job up after the answer, not before it:
+        // the client waits for the commit only.
+        if let notBefore = accepted.spec.notBefore, notBefore > now { schedule(job.id) } else { Task { self.schedule(job.id) } }
         return job
     }
 
