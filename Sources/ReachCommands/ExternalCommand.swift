@@ -7,7 +7,7 @@ import Glibc
 /// whatever a `PATH` entry offers under that name.
 package struct ExternalCommand {
     /// The executable with the HTTP stack, the daemon and every command's definition.
-    package static let wholeTree = "reach-daemon"
+    static let wholeTree = "reach-daemon"
 
     static let commands: Set<String> = ["get", "upload", "daemon", "queue", "budget"]
 
@@ -18,44 +18,41 @@ package struct ExternalCommand {
         "help", "--help", "-h", "--experimental-dump-help", "--generate-completion-script", "---completion",
     ]
 
-    let executable: String
+    /// What reach-daemon is given, `argv[0]` included.
     let arguments: [String]
 
+    /// The command line `arguments` (this process's) when reach-daemon carries it out; nil
+    /// when `reach` answers it itself.
     package init?(arguments: [String]) {
         guard arguments.count >= 2 else { return nil }
-        if Self.commands.contains(arguments[1]) {
-            executable = Self.wholeTree
-        } else if Self.wholeTreeRequests.contains(arguments[1]) || arguments[1].hasPrefix("--generate-completion-script=") {
-            guard Self.isInstalled(Self.wholeTree) else { return nil }
-            executable = Self.wholeTree
-        } else {
-            return nil
-        }
+        let forwarded = Self.commands.contains(arguments[1])
+            || ((Self.wholeTreeRequests.contains(arguments[1]) || arguments[1].hasPrefix("--generate-completion-script="))
+                && Self.isInstalled)
+        guard forwarded else { return nil }
         self.arguments = ["reach"] + arguments.dropFirst()
     }
 
-    /// `executable` (next to this one) with `arguments`, `argv[0]` included.
-    package init(executable: String, arguments: [String]) {
-        self.executable = executable
-        self.arguments = arguments
+    /// reach-daemon (next to this one) with `argv`, `argv[0]` included.
+    package init(argv: [String]) {
+        arguments = argv
     }
 
     /// Replaces this process; on failure prints why and exits 1.
     package func exec() -> Never {
         let directory = Self.ownDirectory() ?? "."
-        let path = directory + "/" + executable
+        let path = directory + "/" + Self.wholeTree
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv(path, &argv)
         let reason = String(cString: strerror(errno))
         for pointer in argv { free(pointer) }
-        printError("reach: \(arguments.dropFirst().first ?? executable) needs \(path): \(reason)")
+        printError("reach: \(arguments.dropFirst().first ?? Self.wholeTree) needs \(path): \(reason)")
         exit(1)
     }
 
-    /// `executable` is an executable file next to this one.
-    static func isInstalled(_ executable: String) -> Bool {
+    /// reach-daemon is an executable file next to this one.
+    static var isInstalled: Bool {
         guard let directory = ownDirectory() else { return false }
-        return access(directory + "/" + executable, X_OK) == 0
+        return access(directory + "/" + wholeTree, X_OK) == 0
     }
 
     private static func ownDirectory() -> String? {

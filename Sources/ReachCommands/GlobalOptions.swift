@@ -132,7 +132,7 @@ package struct GlobalOptions: ParsableArguments {
         let configuration = try monitorConfiguration(debounce: debounce, counterInterval: counterInterval)
         guard configuration.validation != nil else { return NetworkMonitor(configuration: configuration) }
         guard let makeProber = ConnectivityProbing.makeProber else {
-            ExternalCommand(executable: ExternalCommand.wholeTree, arguments: ["reach"] + CommandLine.arguments.dropFirst()).exec()
+            ExternalCommand(argv: ["reach"] + CommandLine.arguments.dropFirst()).exec()
         }
         return NetworkMonitor(configuration: configuration, prober: makeProber())
     }

@@ -37,7 +37,7 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         if fromDaemon {
             // The daemon's client lives in reach-daemon (with the HTTP stack): this process is replaced.
-            ExternalCommand(executable: "reach-daemon", arguments: ["reach", "queue", "path"] + (json ? ["--json"] : [])).exec()
+            ExternalCommand(argv: ["reach", "queue", "path"] + (json ? ["--json"] : [])).exec()
         }
         if let destination {
             try await runDestination(destination)
