@@ -17,12 +17,21 @@ cd "$root"
 # check-budgets.py moves past a budget's cycle end (libfaketime, preloaded into the daemon).
 started=$SECONDS
 timings=()
-# Runs one step, keeps its failure for the exit status and its time for the summary.
+failures=()
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+# Runs one step, keeps its failure for the exit status, its time for the summary and, when it
+# fails, its output's last lines for the end of the run (CI often shows only the tail).
 step() {
     local name=$1 begun=$SECONDS
     shift
-    if ! "$@"; then
-        echo "test: $name failed" >&2
+    set +e
+    "$@" 2>&1 | tee "$logs/$name.log"
+    local code=${PIPESTATUS[0]}
+    set -e
+    if [[ $code -ne 0 ]]; then
+        echo "test: $name failed (exit $code)" >&2
+        failures+=("$name")
         status=1
     fi
     timings+=("$name $((SECONDS - begun)) s")
@@ -40,14 +49,14 @@ begun=$SECONDS
 swift build --build-tests
 timings+=("build $((SECONDS - begun)) s")
 begun=$SECONDS
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+log="$logs/swift-test.log"
 set +e
 # Serial: parallel tests tearing down dozens of namespaces at once keep the kernel's RTNL lock
 # busy for seconds (namespace cleanup), which stalls every other test's netlink traffic.
 swift test --skip-build --no-parallel 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
+[[ $status -eq 0 ]] || failures+=("swift-test")
 timings+=("swift-test $((SECONDS - begun)) s")
 
 # The README's library snippets must be the examples' code (which just built and ran).
@@ -103,6 +112,7 @@ fi
 # Leftover namespaces would mean a test leaked one (ours are anonymous, so there should be none).
 if ip netns list 2>/dev/null | grep -q '^reach-'; then
     echo "test: named reach-* namespaces were left behind" >&2
+    failures+=("leftover-namespaces")
     status=1
 fi
 
@@ -111,4 +121,14 @@ summary="$(grep -E 'Test run with [0-9]+ tests? .*(passed|failed)' "$log" | tail
 if [[ $status -eq 0 && $summary =~ Test\ run\ with\ ([0-9]+)\ tests?.*passed ]]; then
     echo "swift-testing: ${BASH_REMATCH[1]} passed, 0 failed"
 fi
+# What failed, again at the very end: the failing tests' own lines, and each failed step's last lines.
+for name in "${failures[@]}"; do
+    echo "test: FAILED: $name"
+    if [[ $name == swift-test ]]; then
+        grep -E '✘|error: .*(failed|XCT)|Fatal error|signal code' "$log" | tail -40 | sed 's/^/  | /' || true
+        echo "  | ${summary:-no summary line: the test process did not finish}"
+    elif [[ -f $logs/$name.log ]]; then
+        tail -30 "$logs/$name.log" | sed 's/^/  | /'
+    fi
+done
 exit "$status"
