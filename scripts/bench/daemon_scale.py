@@ -9,7 +9,10 @@ commit); GET /v1/jobs?view=summary (p50/p99); the daemon's CPU time (utime+stime
 each of 6 path changes (d1's default route added, then removed), less the same window idle; its
 RSS. The peer, in the same run and on the same file system: the floor of a durable add, the
 same row and history row inserted by Python's sqlite3 in one transaction each, with the
-daemon's settings (WAL, synchronous=FULL, wal_autocheckpoint=100): no HTTP, no JSON, no engine.
+daemon's settings (WAL, synchronous=FULL, wal_autocheckpoint=100): no HTTP, no JSON, no engine;
+and the floor of the control API, an add the daemon refuses (400, a download without its
+download object) on the same connection: HTTP, JSON and the check, no store and no engine. The
+add's own cost is its round trip less both floors.
 Targets (issue #19): add <= 2 ms each, summary list p99 <= 50 ms, a path change with
 10,000 waiting jobs <= 100 ms of CPU (1,000: <= 20 ms).
 
@@ -97,6 +100,15 @@ def sqlite_floor(work, count):
     return times
 
 
+def api_floor(sock, work, count):
+    """Seconds of each of `count` adds the daemon refuses with 400 (nothing is stored)."""
+    api = base.API(sock)
+    refused = {"workingDirectory": work, "job": {"kind": "download", "constraints": {"when": "wired"}}}
+    times = [base.timed(api, "POST", "/v1/jobs", refused, expect=400)[0] for _ in range(count)]
+    api.close()
+    return times
+
+
 def add_all(sock, work, start, count, clients):
     """Adds jobs start..<start+count from `clients` connections; returns each add's seconds."""
     times = []
@@ -170,6 +182,7 @@ def scale_scenario(args, work):
         count = total - added
         sequential = count // 2
         step["sqlite_floor"] = base.summary_ms(sqlite_floor(work, sequential))
+        step["api_floor"] = base.summary_ms(api_floor(sock, work, sequential))
         step["add_sequential"] = base.summary_ms(add_all(sock, work, added, sequential, 1))
         step["add_8_clients"] = base.summary_ms(add_all(sock, work, added + sequential, count - sequential, 8))
         added = total
@@ -231,12 +244,13 @@ def burst_scenario(args, work):
 
 def report_scale(r):
     print("scale (waiting downloads, judged by the route to their server)")
-    print(f"  {'jobs':>6} {'add 1 client p50/p99 ms':>24} {'sqlite floor p50/p99':>21} {'add 8 clients p50/p99':>22} {'summary list p50/p99':>21} {'CPU per path change ms':>23} {'RSS MiB':>8}")
+    print(f"  {'jobs':>6} {'add 1 client p50/p99 ms':>24} {'sqlite floor p50/p99':>21} {'API floor p50/p99':>18} {'add 8 clients p50/p99':>22} {'summary list p50/p99':>21} {'CPU per path change ms':>23} {'RSS MiB':>8}")
     for step in r["sizes"]:
         one, eight, lists = step["add_sequential"], step["add_8_clients"], step["list_summary"]
         floor = step.get("sqlite_floor") or {"p50_ms": float("nan"), "p99_ms": float("nan")}
+        api = step.get("api_floor") or {"p50_ms": float("nan"), "p99_ms": float("nan")}
         change = step["path_change"]
-        print(f"  {step['jobs']:>6} {one['p50_ms']:>12.2f} / {one['p99_ms']:<9.2f} {floor['p50_ms']:>9.2f} / {floor['p99_ms']:<9.2f} "
+        print(f"  {step['jobs']:>6} {one['p50_ms']:>12.2f} / {one['p99_ms']:<9.2f} {floor['p50_ms']:>9.2f} / {floor['p99_ms']:<9.2f} {api['p50_ms']:>7.2f} / {api['p99_ms']:<8.2f} "
               f"{eight['p50_ms']:>10.2f} / {eight['p99_ms']:<9.2f} "
               f"{lists['p50_ms']:>9.1f} / {lists['p99_ms']:<9.1f} {change['change_ms_median']:>12.0f} (median) {step['rss_mib']:>8.1f}")
         print(f"         per change: {', '.join(f'{value:.0f}' for value in change['change_ms'])} ms over {change['window_s']:.0f} s windows"
