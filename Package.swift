@@ -325,7 +325,7 @@ let package = Package(
         .testTarget(
             name: "ReachabilityDaemonTests",
             dependencies: [
-                "ReachabilityDaemon", "ReachabilityTransfers", "Reachability", "ReachabilityCore", "ReachabilityTestKit", "reach",
+                "ReachabilityDaemon", "ReachabilityTransfers", "ReachabilityControl", "Reachability", "ReachabilityCore", "ReachabilityTestKit", "reach",
                 "reach-daemon", "reach-testserver", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

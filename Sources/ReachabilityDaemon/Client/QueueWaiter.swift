@@ -47,24 +47,34 @@ public struct QueueWaiter: Sendable {
             let first = try await group.next() ?? nil
             group.cancelAll()
             if let first { return first }
-            let jobs = try await client.list()
-            return .timedOut(jobs.filter { wanted.contains($0.id) && !$0.state.isFinal }.map(\.id).sorted())
+            // The time ran out; the list has the last word (a job may have finished meanwhile).
+            let jobs = try await client.list().filter { wanted.contains($0.id) }
+            let unfinished = jobs.filter { !$0.state.isFinal }.map(\.id).sorted()
+            return unfinished.isEmpty ? Self.outcome(jobs) : .timedOut(unfinished)
         }
     }
 
     /// One subscription, until every job in `wanted` is final.
     private func watch(_ wanted: Set<Int64>) async throws -> Outcome {
-        // Subscribe first, then read the states: no change can fall between the two.
-        let events = client.events()
-        let known = Dictionary(uniqueKeysWithValues: try await client.list().map { ($0.id, $0) })
-        var finished = known.filter { wanted.contains($0.key) && $0.value.state.isFinal }
-        if finished.count == wanted.count { return Self.outcome(Array(finished.values)) }
-        for try await event in events {
-            guard let job = event.job, wanted.contains(job.id) else { continue }
-            if job.state.isFinal { finished[job.id] = job }
-            if finished.count == wanted.count { return Self.outcome(Array(finished.values)) }
+        // Subscribed first, then the states read: no change can fall between the two. The
+        // stream's first line (the current path) is sent once the daemon has subscribed this
+        // client, so the list is read only after it; asking for the stream is not enough (its
+        // request may reach the daemon after the list's: jobs finishing in between were missed).
+        var events = client.events().makeAsyncIterator()
+        guard let first = try await events.next() else { throw closed }
+        var finished: [Int64: QueueJob] = [:]
+        let note = { (job: QueueJob) in if wanted.contains(job.id) && job.state.isFinal { finished[job.id] = job } }
+        try await client.list().forEach(note)
+        if let job = first.job { note(job) }
+        while finished.count < wanted.count {
+            guard let event = try await events.next() else { throw closed }
+            if let job = event.job { note(job) }
         }
-        throw QueueClientError(communication: "the daemon closed the event stream", socketPath: client.socketPath)
+        return Self.outcome(Array(finished.values))
+    }
+
+    private var closed: QueueClientError {
+        QueueClientError(communication: "the daemon closed the event stream", socketPath: client.socketPath)
     }
 
     private static func outcome(_ jobs: [QueueJob]) -> Outcome {
