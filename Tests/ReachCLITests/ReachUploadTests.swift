@@ -148,9 +148,13 @@ struct ReachUploadTests {
         let sent = try #require(done["sent"] as? Int)
         let resent = try #require(done["resent"] as? Int)
         #expect(sent - resent == size)
-        // After the resume, progress continued from the server's offset.
-        let resumedProgress = try json(try #require(upload.received.dropFirst(pausedAt).first { $0.contains("\"event\":\"progress\"") }))
-        #expect((resumedProgress["bytes"] as? Int ?? 0) > Int(held))
+        // After the resume, progress continued from the server's offset. Progress lines come
+        // once a second: when the rest is handed over within a second of the last one (the
+        // server reads faster than it stores), the next line is `done`, which the checks above
+        // and the stored file's hash cover.
+        if let line = upload.received.dropFirst(pausedAt).first(where: { $0.contains("\"event\":\"progress\"") }) {
+            #expect((try json(line)["bytes"] as? Int ?? 0) > Int(held))
+        }
         #expect(try sha256(server.storedPath(location)) == source.sha256)
     }
 
