@@ -75,11 +75,14 @@ struct QueueWaiterTests {
         }
     }
 
-    /// Runs `server` while `body` runs, then stops it.
+    /// Runs `server` while `body` runs, then stops it. (ReachabilityControlTests' harness does
+    /// the same; test targets cannot share it, and ReachabilityTestKit stays without NIO.)
     private func withServer<T: Sendable>(_ server: ControlServer, _ body: () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             let listening = AsyncStream.makeStream(of: Void.self)
             group.addTask {
+                // Ended either way: a server that cannot listen fails the body, not hangs it.
+                defer { listening.continuation.finish() }
                 try await server.run { _ in listening.continuation.yield() }
                 return nil
             }

@@ -247,8 +247,9 @@ def report_scale(r):
     print(f"  {'jobs':>6} {'add 1 client p50/p99 ms':>24} {'sqlite floor p50/p99':>21} {'API floor p50/p99':>18} {'add 8 clients p50/p99':>22} {'summary list p50/p99':>21} {'CPU per path change ms':>23} {'RSS MiB':>8}")
     for step in r["sizes"]:
         one, eight, lists = step["add_sequential"], step["add_8_clients"], step["list_summary"]
-        floor = step.get("sqlite_floor") or {"p50_ms": float("nan"), "p99_ms": float("nan")}
-        api = step.get("api_floor") or {"p50_ms": float("nan"), "p99_ms": float("nan")}
+        # Older result files have no peers.
+        unmeasured = {"p50_ms": float("nan"), "p99_ms": float("nan")}
+        floor, api = step.get("sqlite_floor") or unmeasured, step.get("api_floor") or unmeasured
         change = step["path_change"]
         print(f"  {step['jobs']:>6} {one['p50_ms']:>12.2f} / {one['p99_ms']:<9.2f} {floor['p50_ms']:>9.2f} / {floor['p99_ms']:<9.2f} {api['p50_ms']:>7.2f} / {api['p99_ms']:<8.2f} "
               f"{eight['p50_ms']:>10.2f} / {eight['p99_ms']:<9.2f} "
