@@ -33,13 +33,16 @@ final class QueueStore: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(5)
             configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = FULL")
                 // Checkpoint the WAL every ~400 KiB and truncate it to 1 MiB after, so a small
                 // state file system is not filled by the log (SQLite's default lets it reach 4 MiB).
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 100")
                 try db.execute(sql: "PRAGMA journal_size_limit = 1048576")
             }
             pool = try DatabasePool(path: path, configuration: configuration)
+            // Only now: GRDB sets `synchronous = NORMAL` on its writer when it turns WAL on, after
+            // `prepareDatabase`; NORMAL syncs the log at checkpoints only, so a power loss could
+            // take back jobs the client was told were added.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.refuseNewer(pool, path: path)
             try QueueMigrations.migrator.migrate(pool)
         } catch let error as QueueError {

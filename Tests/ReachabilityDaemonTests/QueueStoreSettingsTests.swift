@@ -1,0 +1,25 @@
+import GRDB
+@testable import ReachabilityDaemon
+import ReachabilityTestKit
+import Testing
+
+/// The settings the queue's durability rests on, as its writer connection has them (GRDB turns
+/// WAL on after the connection's own set-up, and with it sets `synchronous = NORMAL`).
+@Suite("The queue database's settings")
+struct QueueStoreSettingsTests {
+    @Test func theWriterSyncsEveryCommitAndCheckpointsASmallLog() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try QueueStore(directory: directory.path)
+        let settings = try await store.pool.write { db in
+            [
+                "journal_mode": try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+                // 2 is FULL: the log is synced at each commit, before the client hears of it.
+                "synchronous": try Int.fetchOne(db, sql: "PRAGMA synchronous").map(String.init),
+                "wal_autocheckpoint": try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint").map(String.init),
+                "journal_size_limit": try Int.fetchOne(db, sql: "PRAGMA journal_size_limit").map(String.init),
+            ]
+        }
+        #expect(settings == ["journal_mode": "wal", "synchronous": "2", "wal_autocheckpoint": "100", "journal_size_limit": "1048576"])
+    }
+}
