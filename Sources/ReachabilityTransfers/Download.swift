@@ -63,6 +63,11 @@ public final class Download: Sendable {
         byteLimit: Int64? = nil, admit: (@Sendable (_ remaining: Int64?) async -> Bool)? = nil,
         progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) async throws(TransferError) -> DownloadResult {
+        do throws(FileError) {
+            try directory.reopenIfParked()
+        } catch {
+            throw error.transferError(url: url.redacted)
+        }
         let taken = state.withLock { state -> DownloadState? in
             guard !state.running else { return nil }
             state.running = true
@@ -82,6 +87,8 @@ public final class Download: Sendable {
         current = run.state
         current.running = false
         state.withLock { $0 = current }
+        // Between runs (a pause, a wait for the network) only the partial file stays open.
+        directory.park()
         return try outcome.get()
     }
 }

@@ -22,7 +22,7 @@ struct FileError: Error, Sendable {
     var kind: TransferError.Kind {
         switch code {
         case ENOSPC, EDQUOT, EFBIG: .diskFull
-        case EACCES, EPERM, EROFS, ENOTDIR, ENOENT, EISDIR, ELOOP: .notWritable
+        case EACCES, EPERM, EROFS, ENOTDIR, ENOENT, EISDIR, ELOOP, ESTALE: .notWritable
         default: .io
         }
     }

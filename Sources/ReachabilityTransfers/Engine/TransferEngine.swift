@@ -104,6 +104,8 @@ public final class TransferEngine: Sendable {
             let known = prepared.knownProgress()
             counters.remaining = known.remainingBytes
             counters.progress = known
+            // It may wait long, among thousands: its directory is opened again when it runs.
+            prepared.directory.park()
         case .upload(let request):
             let estimate = try Uploader.estimate(request)
             counters.remaining = estimate.remaining
