@@ -22,4 +22,16 @@ struct QueueStoreSettingsTests {
         }
         #expect(settings == ["journal_mode": "wal", "synchronous": "2", "wal_autocheckpoint": "100", "journal_size_limit": "1048576"])
     }
+
+    @Test func onlyTheIndexAReadUsesIsKept() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try QueueStore(directory: directory.path)
+        // Each index is more pages of log per add and per change; jobs are read all at once at
+        // the start, a job's history by its id.
+        let indexes = try await store.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+        }
+        #expect(indexes == ["history_by_job"])
+    }
 }

@@ -277,6 +277,11 @@ enum QueueMigrations {
                     );
                     """)
         }
+        migrator.registerMigration("v3: no index on a job's state") { db in
+            // Nothing reads jobs by state (the queue keeps them in memory), and the index cost
+            // every add and every change two more pages of log, copied again at each checkpoint.
+            try db.execute(sql: "DROP INDEX IF EXISTS job_by_state")
+        }
         return migrator
     }
 }
