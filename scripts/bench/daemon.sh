@@ -14,7 +14,8 @@ command -v sqlite3 >/dev/null || scripts/setup.sh sqlite3
 locked=()
 if [[ -n "${REACH_BENCH_LOCK:-}" ]]; then locked=(flock "$REACH_BENCH_LOCK"); fi
 if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then
-    "${locked[@]}" swift build -c release --product reach-daemon --scratch-path .build-release >&2
+    # Linked as the package links it (and as the other benchmarks build into this directory).
+    "${locked[@]}" swift build -c release --static-swift-stdlib --product reach-daemon --scratch-path .build-release >&2
     "${locked[@]}" swift build -c release --product reach-testserver --scratch-path .build-release >&2
 fi
 if [[ -n "${REACH_BENCH_LOCK:-}" ]]; then export REACH_BENCH_LOCKED=1; fi
