@@ -18,8 +18,6 @@ import Musl
 final class DirectoryHandle: Sendable {
     /// The directory as given (for messages).
     let path: String
-    /// Device and inode: the same directory reached by two paths has one identity.
-    let identity: String
     private let device: UInt64
     private let inode: UInt64
     /// The open descriptor; -1 while parked. Used under the lock, so ``park()`` cannot close
@@ -38,11 +36,13 @@ final class DirectoryHandle: Sendable {
         self.path = path
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
-        identity = "\(info.st_dev):\(info.st_ino)"
         descriptor = Mutex(fd)
     }
 
     deinit { descriptor.withLock { if $0 >= 0 { close($0) } } }
+
+    /// Device and inode: the same directory reached by two paths has one identity.
+    var identity: String { "\(device):\(inode)" }
 
     /// Closes the descriptor until the next use.
     func park() {
@@ -58,9 +58,6 @@ final class DirectoryHandle: Sendable {
     func reopenIfParked() throws(FileError) {
         try withDescriptor { _ throws(FileError) in }
     }
-
-    /// Whether the descriptor is open (not parked).
-    var isOpen: Bool { descriptor.withLock { $0 >= 0 } }
 
     /// `body` with the open descriptor, opening the directory again after ``park()``.
     private func withDescriptor<T: Sendable>(_ body: (Int32) throws(FileError) -> T) throws(FileError) -> T {

@@ -162,15 +162,15 @@ def path_changes(pid, rounds=6, window=3.0):
             "change_ms_median": statistics.median(max(0.0, value - floor) for value in changes)}
 
 
+SERVICE_DESCRIPTORS = 1024
+
+
 class NamespacedDaemon(base.Daemon):
     """The daemon inside the scenario's namespace, with the 1,024 descriptors systemd gives a
     service (its soft limit): `ip netns exec` and `prlimit` exec it, so the pid is its own."""
 
     def argv(self):
         return ["ip", "netns", "exec", NS, "prlimit", f"--nofile={SERVICE_DESCRIPTORS}:", *super().argv()]
-
-
-SERVICE_DESCRIPTORS = 1024
 
 
 def open_descriptors(pid):
