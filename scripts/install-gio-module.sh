@@ -32,8 +32,8 @@ if [[ -n $uninstall ]]; then
     rm -f "$directory/libgioreach.so"
     echo "install-gio-module: removed $directory/libgioreach.so"
 else
-    swift build -c release --scratch-path .build-release --product gioreach
-    built="$(swift build -c release --scratch-path .build-release --show-bin-path)/libgioreach.so"
+    swift build -c release --static-swift-stdlib --scratch-path .build-release --product gioreach
+    built="$(swift build -c release --static-swift-stdlib --scratch-path .build-release --show-bin-path)/libgioreach.so"
     install -d -m 0755 "$directory"
     # A new file renamed into place: a program that has the old one mapped keeps it intact.
     install -m 0644 "$built" "$directory/.libgioreach.so.new"

@@ -3,7 +3,9 @@ import NIOHTTP1
 
 /// Writes responses on a connection's channel, waiting for each write to reach the socket:
 /// a slow reader holds back a stream instead of making the server buffer it, and a connection
-/// closed after a response has sent all of it.
+/// closed after a response has sent all of it. A whole response (head, body and end) goes to
+/// the event loop at once and out in one flush: one hop there and back instead of three, and
+/// the client gets the head and the body together.
 struct ResponseWriter {
     let channel: any Channel
 
@@ -17,8 +19,10 @@ struct ResponseWriter {
         switch response.body {
         case .bytes(let bytes):
             headers.replaceOrAdd(name: "content-length", value: String(bytes.count))
-            try await write(.head(responseHead(response, head, &headers, keepAlive: keepAlive)))
-            if !bytes.isEmpty && !omitsBody { try await write(.body(.byteBuffer(ByteBuffer(bytes: bytes)))) }
+            let answerHead = responseHead(response, head, &headers, keepAlive: keepAlive)
+            let body = bytes.isEmpty || omitsBody ? nil : ByteBuffer(bytes: bytes)
+            try await writeWhole(head: answerHead, body: body)
+            return keepAlive
         case .stream(let chunks):
             // Without chunked encoding (HTTP/1.0) only closing the connection ends the body.
             keepAlive = keepAlive && (head.version.major, head.version.minor) >= (1, 1)
@@ -37,6 +41,17 @@ struct ResponseWriter {
 
     func write(_ part: HTTPServerResponsePart) async throws {
         try await channel.writeAndFlush(part).get()
+    }
+
+    /// Head, body and end in one flush; returns when the end has reached the socket (the parts
+    /// before it have then too: a channel's writes complete in order).
+    private func writeWhole(head: HTTPResponseHead, body: ByteBuffer?) async throws {
+        let channel = channel
+        try await channel.eventLoop.flatSubmit {
+            channel.write(HTTPServerResponsePart.head(head), promise: nil)
+            if let body { channel.write(HTTPServerResponsePart.body(.byteBuffer(body)), promise: nil) }
+            return channel.writeAndFlush(HTTPServerResponsePart.end(nil))
+        }.get()
     }
 
     private func responseHead(_ response: ControlResponse, _ request: HTTPRequestHead, _ headers: inout HTTPHeaders, keepAlive: Bool)

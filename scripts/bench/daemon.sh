@@ -16,7 +16,7 @@ if [[ -n "${REACH_BENCH_LOCK:-}" ]]; then locked=(flock "$REACH_BENCH_LOCK"); fi
 if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then
     # Linked as the package links it (and as the other benchmarks build into this directory).
     "${locked[@]}" swift build -c release --static-swift-stdlib --product reach-daemon --scratch-path .build-release >&2
-    "${locked[@]}" swift build -c release --product reach-testserver --scratch-path .build-release >&2
+    "${locked[@]}" swift build -c release --static-swift-stdlib --product reach-testserver --scratch-path .build-release >&2
 fi
 if [[ -n "${REACH_BENCH_LOCK:-}" ]]; then export REACH_BENCH_LOCKED=1; fi
 exec "${locked[@]}" python3 "$repo/scripts/bench/bench_daemon.py" "$@"

@@ -11,6 +11,6 @@ if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then
     # `reach get` execs reach-daemon from reach's own directory: both are needed.
     swift build -c release --static-swift-stdlib --product reach --scratch-path .build-release >&2
     swift build -c release --static-swift-stdlib --product reach-daemon --scratch-path .build-release >&2
-    swift build -c release --product reach-testserver --scratch-path .build-release >&2
+    swift build -c release --static-swift-stdlib --product reach-testserver --scratch-path .build-release >&2
 fi
 exec python3 "$repo/scripts/bench/bench_get.py" "$@"

@@ -93,28 +93,39 @@ final class QueueStore: Sendable {
         }
     }
 
-    /// Writes `batch` in order in one transaction (committed and synced when it returns), on
-    /// GRDB's writer queue. A job saved twice in the batch has its row written once, with the
-    /// later values; every history row is kept. Returns each insert's new id (nil for a save).
-    func write(_ batch: [Write]) async throws(QueueError) -> [Int64?] {
+    /// Runs `body` on GRDB's writer queue, a thread of its own: the caller goes on at once, and
+    /// no thread of the cooperative pool waits for the disk.
+    func onWriterQueue(_ body: @escaping @Sendable (Database) -> Void) {
+        pool.asyncWriteWithoutTransaction(body)
+    }
+
+    /// Writes `batch` in order in one transaction of `db` (a connection of ``onWriterQueue(_:)``),
+    /// committed and synced when it returns. A job saved twice in the batch has its row written
+    /// once, with the later values; every history row is kept. Returns each insert's new id (nil
+    /// for a save).
+    static func write(_ batch: [Write], in db: Database) throws(QueueError) -> [Int64?] {
         var lastSave: [Int64: Int] = [:]
         for (index, write) in batch.enumerated() { if case .save(let job, _, _) = write { lastSave[job.id] = index } }
+        var ids: [Int64?] = []
+        ids.reserveCapacity(batch.count)
         do {
-            return try await pool.write { [lastSave] db in
-                try batch.enumerated().map { index, write -> Int64? in
+            try db.inTransaction {
+                for (index, write) in batch.enumerated() {
                     switch write {
                     case .insert(let spec, let hasSecrets, let state, let reason, let at):
-                        return try Self.insert(db, spec: spec, hasSecrets: hasSecrets, state: state, reason: reason, at: at)
+                        ids.append(try insert(db, spec: spec, hasSecrets: hasSecrets, state: state, reason: reason, at: at))
                     case .save(let job, let result, let history):
-                        if lastSave[job.id] == index { try Self.update(db, job, result: result) }
-                        if let history { try Self.appendHistory(db, id: job.id, history) }
-                        return nil
+                        if lastSave[job.id] == index { try update(db, job, result: result) }
+                        if let history { try appendHistory(db, id: job.id, history) }
+                        ids.append(nil)
                     }
                 }
+                return .commit
             }
         } catch {
-            throw Self.queueError(error, doing: batch.count == 1 ? "record the change" : "record \(batch.count) changes")
+            throw queueError(error, doing: batch.count == 1 ? "record the change" : "record \(batch.count) changes")
         }
+        return ids
     }
 
     private static func insert(_ db: Database, spec: String, hasSecrets: Bool, state: JobStatus, reason: JobReason?, at: Date) throws -> Int64 {

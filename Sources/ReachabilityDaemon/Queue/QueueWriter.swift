@@ -1,9 +1,11 @@
 import Foundation
+import GRDB
 import Synchronization
 
 /// Puts the queue's changes into its database in the order they were made, as many to a
 /// transaction as are waiting (group commit), on GRDB's writer queue: no caller and no thread
-/// of the cooperative pool waits for the disk.
+/// of the cooperative pool waits for the disk. The batches are taken and written there and the
+/// waiting callers resumed from there, so a commit costs one hop there and one back.
 ///
 /// A change someone waits for (``commit(_:)``: a new job, a user's pause or cancel) fails with
 /// the store's error, so the daemon can refuse it (507) instead of acknowledging what it could
@@ -83,7 +85,7 @@ final class QueueWriter: Sendable {
             state.isFlushing = true
             return true
         }
-        if starts { Task.detached { await self.flush() } }
+        if starts { startFlushing() }
     }
 
     static let companyDelay = Duration.milliseconds(2)
@@ -95,49 +97,51 @@ final class QueueWriter: Sendable {
             state.isFlushing = true
             return true
         }
-        if starts { Task.detached { await self.flush() } }
+        if starts { startFlushing() }
     }
 
-    /// Writes batches until nothing is waiting; after a failure, stops and arms the retry timer
-    /// unless newer changes are already waiting.
-    private func flush() async {
-        while true {
-            let (retrying, batch) = state.withLock { state -> ([QueueStore.Write], [Pending]) in
-                defer {
-                    state.retrying = []
-                    state.pending = []
-                }
-                return (state.retrying, state.pending)
+    private func startFlushing() { store.onWriterQueue { db in self.flushBatch(db) } }
+
+    /// Writes one batch of what is waiting, then queues the next batch behind whatever else
+    /// waits for the writer (the budgets' checkpoints), or stops when nothing is waiting. After a
+    /// failure it stops and arms the retry timer, unless newer changes are already waiting.
+    private func flushBatch(_ db: Database) {
+        let (retrying, batch) = state.withLock { state -> ([QueueStore.Write], [Pending]) in
+            defer {
+                state.retrying = []
+                state.pending = []
             }
-            if retrying.isEmpty && batch.isEmpty {
-                // Something may have arrived between the take and here: look once more under the lock.
-                if state.withLock({ state in
-                    if state.pending.isEmpty && state.retrying.isEmpty { state.isFlushing = false; return true }
-                    return false
-                }) { return }
-                continue
-            }
+            return (state.retrying, state.pending)
+        }
+        var retryDelay: Duration?
+        if !retrying.isEmpty || !batch.isEmpty {
             do {
-                let ids = try await store.write(retrying + batch.map(\.write))
+                let ids = try QueueStore.write(retrying + batch.map(\.write), in: db)
                 state.withLock { $0.failures = 0 }
                 for (pending, id) in zip(batch, ids.dropFirst(retrying.count)) { pending.done?.resume(returning: id) }
             } catch {
                 QueueLog.storageFailure(error)
                 for pending in batch { pending.done?.resume(throwing: error) }
-                let delay = state.withLock { state -> Duration? in
+                retryDelay = state.withLock { state -> Duration in
                     state.retrying = retrying + batch.filter { $0.done == nil }.map(\.write)
                     state.failures += 1
-                    guard state.pending.isEmpty else { return nil }
-                    state.isFlushing = false
                     return min(.milliseconds(500) * (1 << min(state.failures - 1, 6)), .seconds(30))
                 }
-                if let delay {
-                    Task.detached { [self] in
-                        try? await Task.sleep(for: delay)
-                        kick()
-                    }
-                    return
-                }
+            }
+        }
+        // Under the lock: a change added after the take either sees isFlushing and waits for the
+        // next batch queued here, or sees it cleared and starts one itself.
+        let more = state.withLock { state -> Bool in
+            guard state.pending.isEmpty else { return true }
+            state.isFlushing = false
+            return false
+        }
+        if more {
+            startFlushing()
+        } else if let retryDelay {
+            Task.detached { [self] in
+                try? await Task.sleep(for: retryDelay)
+                kick()
             }
         }
     }
