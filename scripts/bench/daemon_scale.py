@@ -8,7 +8,7 @@ engine, each judged by the route to its server (10.9.9.9, inside the namespace; 
 sent). Measured: each add's round trip, one client after another and from 8 clients at once
 (group commit); GET /v1/jobs?view=summary (p50/p99); the daemon's CPU time (utime+stime) over
 3 s after each of 6 path changes (d1's default route added, then removed), less the same window
-idle; its RSS and open descriptors. The peer, in the same run and on the same file system: the
+idle; its RSS and open descriptors; its CPU time per add (one client, all threads). The peer, in the same run and on the same file system: the
 floor of a durable add, the same row and history row inserted by Python's sqlite3 in one
 transaction each, with the daemon's settings (WAL, synchronous=FULL, wal_autocheckpoint=100):
 no HTTP, no JSON, no engine; and the floor of the control API, an add the daemon refuses (400,
@@ -193,7 +193,11 @@ def scale_scenario(args, work):
         sequential = count // 2
         step["sqlite_floor"] = base.summary_ms(sqlite_floor(work, sequential))
         step["api_floor"] = base.summary_ms(api_floor(sock, work, sequential))
+        ticks = cpu_ticks(daemon.pid)
         step["add_sequential"] = base.summary_ms(add_all(sock, work, added, sequential, 1))
+        # The daemon's CPU per add, on every thread (the engine taking the job up included):
+        # on 2 cores shared with the client, what bounds an add's round trip.
+        step["cpu_ms_per_add"] = (cpu_ticks(daemon.pid) - ticks) * 1000 / os.sysconf("SC_CLK_TCK") / sequential
         step["add_8_clients"] = base.summary_ms(add_all(sock, work, added + sequential, count - sequential, 8))
         added = total
         wait_all_waiting(sock, total)
@@ -269,6 +273,8 @@ def report_scale(r):
               f" (idle floor {min(change['idle_ms_per_window']):.0f} ms)")
         if "descriptors" in step:
             print(f"         descriptors open: {step['descriptors']} (limit {SERVICE_DESCRIPTORS}, as systemd gives a service)")
+        if "cpu_ms_per_add" in step:
+            print(f"         daemon CPU per add (1 client, all threads): {step['cpu_ms_per_add']:.2f} ms")
 
 
 def report_burst(r):
