@@ -333,6 +333,38 @@ struct ReachDaemonTests {
     }
 
     /// Without a daemon: one line naming the socket, exit 69.
+    /// `reach status --daemon` is the daemon's path (its overrides applied), word for word what
+    /// `reach queue path` prints, found through `REACH_SOCKET` as every client finds it; with no
+    /// daemon listening it exits 69 naming the socket.
+    @Test func statusFromTheDaemonIsTheDaemonsPath() async throws {
+        let namespaces = try await RoutedNamespaces()
+        try namespaces.client.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "100")
+        let daemon = try DaemonUnderTest(in: namespaces.client, arguments: RoutedNamespaces.overrides)
+        try await daemon.start()
+        let environment = ["REACH_SOCKET": daemon.socket]
+        var status = try reach(["status", "--daemon"], in: namespaces.client, environment: environment)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !status.stdout.hasPrefix("cellular via wa") && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            status = try reach(["status", "--daemon"], in: namespaces.client, environment: environment)
+        }
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.hasPrefix("cellular via wa (IPv4) expensive"), "\(status.stdout)")
+        #expect(status.stdout == (try daemon.queue(["path"])).stdout)
+
+        let json = try reach(["status", "--daemon", "--json"], in: namespaces.client, environment: environment)
+        #expect(json.status == 0, "\(json.stderr)")
+        let path = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(path["status"] as? String == "cellular")
+        #expect(path["expensive"] as? Bool == true)
+        #expect((path["primary"] as? [String: Any])?["name"] as? String == "wa")
+
+        #expect(daemon.stop() == 0)
+        let gone = try reach(["status", "--daemon"], in: namespaces.client, environment: environment)
+        #expect(gone.status == 69)
+        #expect(gone.stderr.contains(daemon.socket), "\(gone.stderr)")
+    }
+
     @Test func noDaemonMeansExit69NamingTheSocket() throws {
         let files = try TemporaryDirectory()
         defer { files.remove() }
