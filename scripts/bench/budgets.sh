@@ -12,9 +12,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
 [[ $(id -u) -eq 0 ]] || { echo "budgets.sh: must run as root (it creates network namespaces)" >&2; exit 2; }
-if ! command -v vnstatd >/dev/null || ! command -v curl >/dev/null || [[ ! -x /usr/sbin/nginx ]]; then
-    scripts/setup.sh vnstat curl nginx-light
-fi
+scripts/setup.sh vnstat curl nginx-light  # the build's headers too; only what is missing is installed
 locked=()
 if [[ -n "${REACH_BENCH_LOCK:-}" ]]; then locked=(flock "$REACH_BENCH_LOCK"); fi
 if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then

@@ -10,7 +10,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
 [[ $(id -u) -eq 0 ]] || { echo "daemon.sh: must run as root (it mounts a tmpfs)" >&2; exit 2; }
-command -v sqlite3 >/dev/null || scripts/setup.sh sqlite3
+scripts/setup.sh sqlite3  # the build's headers too; only what is missing is installed
 locked=()
 if [[ -n "${REACH_BENCH_LOCK:-}" ]]; then locked=(flock "$REACH_BENCH_LOCK"); fi
 if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then

@@ -16,6 +16,7 @@ if [[ $(id -u) -ne 0 ]]; then
     exit 2
 fi
 
+scripts/setup.sh  # the build's headers and iproute2, when missing
 if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then
     swift build -c release --static-swift-stdlib --product reach --scratch-path .build-release >&2
 fi

@@ -11,6 +11,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
 [[ $(id -u) -eq 0 ]] || { echo "wifi.sh: must run as root (it boots a VM with real radios)" >&2; exit 2; }
+scripts/setup.sh  # the build's headers, when missing (the VM lab installs its own)
 if [[ "${REACH_BENCH_SKIP_BUILD:-0}" != "1" ]]; then
     swift build -c release --static-swift-stdlib --product reach --scratch-path .build-release >&2
 fi
