@@ -6,14 +6,15 @@ Wi-Fi), with the 1,024 descriptors systemd gives a service (its soft limit). N d
 (1,000, then 10,000) that may only run on a wired network are added, so they all wait in the
 engine, each judged by the route to its server (10.9.9.9, inside the namespace; nothing is ever
 sent). Measured: each add's round trip, one client after another and from 8 clients at once
-(group commit); GET /v1/jobs?view=summary (p50/p99); the daemon's CPU time (utime+stime) over
-3 s after each of 6 path changes (d1's default route added, then removed), less the same window
-idle; its RSS and open descriptors; its CPU time per add (one client, all threads). The peer, in the same run and on the same file system: the
-floor of a durable add, the same row and history row inserted by Python's sqlite3 in one
-transaction each, with the daemon's settings (WAL, synchronous=FULL, wal_autocheckpoint=100):
-no HTTP, no JSON, no engine; and the floor of the control API, an add the daemon refuses (400,
-a download without its download object) on the same connection: HTTP, JSON and the check, no
-store and no engine. The add's own cost is its round trip less both floors.
+(group commit); GET /v1/jobs?view=summary (p50/p99); the daemon's CPU time (utime+stime) over 3
+s after each of 6 path changes (d1's default route added, then removed), less the same window
+idle; its RSS and open descriptors; its CPU time per add (one client, all threads). The peer,
+in the same run and on the same file system: the floor of a durable add, the same row and
+history row inserted by Python's sqlite3 in one transaction each, with the daemon's settings
+(WAL, synchronous=FULL, wal_autocheckpoint=100): no HTTP, no JSON, no engine; and the floor of
+the control API, an add the daemon refuses (400, a download without its download object) on the
+same connection: HTTP, JSON and the check, no store and no engine. The add's own cost is its
+round trip less both floors.
 
 Targets (issue #19): add <= 2 ms each, summary list p99 <= 50 ms, a path change with
 10,000 waiting jobs <= 100 ms of CPU (1,000: <= 20 ms).
@@ -64,11 +65,15 @@ def rss_mib(pid):
         return int(next(line for line in handle if line.startswith("VmRSS:")).split()[1]) / 1024
 
 
+def cpu_ms(pid):
+    """The process's CPU time so far (utime+stime, all threads), in milliseconds."""
+    return cpu_ticks(pid) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_ms_over(pid, seconds):
-    hz = os.sysconf("SC_CLK_TCK")
-    before = cpu_ticks(pid)
+    before = cpu_ms(pid)
     time.sleep(seconds)
-    return (cpu_ticks(pid) - before) * 1000 / hz
+    return cpu_ms(pid) - before
 
 
 def sqlite_floor(work, count):
@@ -193,11 +198,11 @@ def scale_scenario(args, work):
         sequential = count // 2
         step["sqlite_floor"] = base.summary_ms(sqlite_floor(work, sequential))
         step["api_floor"] = base.summary_ms(api_floor(sock, work, sequential))
-        ticks = cpu_ticks(daemon.pid)
+        cpu_before = cpu_ms(daemon.pid)
         step["add_sequential"] = base.summary_ms(add_all(sock, work, added, sequential, 1))
         # The daemon's CPU per add, on every thread (the engine taking the job up included):
         # on 2 cores shared with the client, what bounds an add's round trip.
-        step["cpu_ms_per_add"] = (cpu_ticks(daemon.pid) - ticks) * 1000 / os.sysconf("SC_CLK_TCK") / sequential
+        step["cpu_ms_per_add"] = (cpu_ms(daemon.pid) - cpu_before) / sequential
         step["add_8_clients"] = base.summary_ms(add_all(sock, work, added + sequential, count - sequential, 8))
         added = total
         wait_all_waiting(sock, total)
