@@ -40,6 +40,7 @@ struct FullStateDirectoryTests {
         var refusedCancels: [Int64] = []
         var added: [Int64] = []
         var refusals: [String] = []
+        var refusedAddMessages: [String] = []
         let big = String(repeating: "x", count: 48 * 1024)
         for id in held.prefix(3) {
             do { cancelled.append(try await queue.cancel(id).id) } catch {
@@ -50,7 +51,10 @@ struct FullStateDirectoryTests {
         for _ in 0..<40 where refusals.count < 4 {
             do {
                 added.append(try await queue.add(QueueJobSpec(kind: .command, command: CommandSpec(arguments: ["echo", big]), notBefore: later), workingDirectory: "/").id)
-            } catch { refusals.append(error.token) }
+            } catch {
+                refusals.append(error.token)
+                refusedAddMessages.append(error.message)
+            }
         }
         for id in held.suffix(3) {
             do { cancelled.append(try await queue.cancel(id).id) } catch {
@@ -61,6 +65,8 @@ struct FullStateDirectoryTests {
         #expect(!refusals.isEmpty, "the full file system refused nothing")
         #expect(refusals.allSatisfy { $0 == "storageFull" }, "\(refusals)")
         #expect(QueueError.storageFull("").httpStatus == 507)
+        // An add hears that its job was not recorded, whatever else its batch held.
+        #expect(refusedAddMessages.allSatisfy { $0 == "cannot record the job: the state directory's file system is full" }, "\(refusedAddMessages)")
         for id in refusedCancels { #expect(try queue.job(id).state == .paused, "a refused cancel changed job \(id)") }
 
         // Space comes back; what was acknowledged is all there after a restart, and nothing else.

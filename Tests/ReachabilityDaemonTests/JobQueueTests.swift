@@ -122,6 +122,38 @@ struct JobQueueTests {
         await queue.shutdown()
     }
 
+    /// Jobs added together are taken up together (``JobQueue/takeUp(_:)``), each on its own
+    /// judgement; every transition they make, written without anyone waiting for it, reaches the
+    /// database by itself, after the job's insert.
+    @Test func jobsAddedInABurstAreAllTakenUpAndEveryTransitionIsWritten() async throws {
+        let fixture = try QueueFixture(network: "cell0")
+        defer { fixture.directory.remove() }
+        let queue = try fixture.open()
+        let ids = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for index in 0..<40 {
+                group.addTask { try await queue.add(command("echo \(index) >> \(fixture.file)", when: "wifi"), workingDirectory: "/").id }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(ids).count == 40)
+        for id in ids {
+            let waiting = try await waitFor(queue, id) { $0.state == .paused }
+            #expect(waiting.reason?.code == "queuedForWifi")
+        }
+        // Written by the writer on its own (its wait for company ends), without a drain.
+        for id in ids {
+            var states: [String] = []
+            for _ in 0..<1000 {
+                states = try queue.history(of: id).map(\.state)
+                if states.count >= 2 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(states == ["pending", "paused"], "job \(id)")
+        }
+        #expect(fixture.runs() == 0)
+        await queue.shutdown()
+    }
+
     /// A pause suspends a command (the same process goes on after the resume); with
     /// `onDisallow: terminate` it is terminated and runs afresh.
     @Test func pauseResumeAndCancelByID() async throws {

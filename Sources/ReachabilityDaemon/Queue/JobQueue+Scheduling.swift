@@ -31,6 +31,34 @@ extension JobQueue {
         schedule(id)
     }
 
+    /// Hands a newly added job to the engine a moment later (``takeUpDelay``), together with
+    /// every job added meanwhile, in one task. Taken up one by one, each job woke the
+    /// scheduler's threads on its own while the client sent the next add: a daemon CPU cost of
+    /// 0.95 ms per add, against 0.8 ms taken up together.
+    func takeUp(_ id: Int64) {
+        let arms = state.withLock { state -> Bool in
+            state.newJobs.append(id)
+            defer { state.isTakeUpArmed = true }
+            return !state.isTakeUpArmed
+        }
+        guard arms else { return }
+        Task { [self] in
+            try? await Task.sleep(for: Self.takeUpDelay)
+            while true {
+                let ids = state.withLock { state -> [Int64] in
+                    defer { state.newJobs = [] }
+                    if state.newJobs.isEmpty { state.isTakeUpArmed = false }
+                    return state.newJobs
+                }
+                if ids.isEmpty { return }
+                for id in ids { schedule(id) }
+            }
+        }
+    }
+
+    /// How long a new job waits for company before the engine takes it up.
+    static let takeUpDelay = Duration.milliseconds(3)
+
     /// Starts the job, or holds it until its `notBefore` time.
     func schedule(_ id: Int64) {
         guard let entry = state.withLock({ $0.entries[id] }), !entry.job.state.isFinal, !entry.isUserPaused,

@@ -50,6 +50,9 @@ public final class JobQueue: Sendable {
         var nextSubscriber = 0
         var isStopping = false
         var consumer: Task<Void, Never>?
+        /// Added jobs the engine has not taken up yet (``takeUp(_:)``).
+        var newJobs: [Int64] = []
+        var isTakeUpArmed = false
     }
 
     /// The queue's settings.
@@ -122,9 +125,9 @@ public final class JobQueue: Sendable {
             for subscriber in state.subscribers.values { subscriber.yield(job) }
         }
         // A job held until `notBefore` is held now (a timer, cheap), so the answer's next list
-        // shows it held; the engine takes any other job up after the answer, not before it:
-        // the client waits for the commit only.
-        if let notBefore = accepted.spec.notBefore, notBefore > now { schedule(job.id) } else { Task { self.schedule(job.id) } }
+        // shows it held; the engine takes any other job up after the answer, with the jobs added
+        // just before and after it: the client waits for the commit only.
+        if let notBefore = accepted.spec.notBefore, notBefore > now { schedule(job.id) } else { takeUp(job.id) }
         return job
     }
 

@@ -87,6 +87,12 @@ final class QueueStore: Sendable {
         /// The job's state, reason, progress and result, with a history row when one is given.
         case save(QueueJob, result: String?, history: HistoryEntry?)
 
+        /// What it records, for a message that it could not: "record the job", "record the change".
+        var doing: String {
+            if case .insert = self { return "record the job" }
+            return "record the change"
+        }
+
         /// Saving `job` (its result encoded now).
         static func save(_ job: QueueJob, history: HistoryEntry?) -> Write {
             .save(job, result: job.result.flatMap { try? QueueStore.json($0) }, history: history)
@@ -102,38 +108,37 @@ final class QueueStore: Sendable {
     /// Writes `batch` in order in one transaction of `db` (a connection of ``onWriterQueue(_:)``),
     /// committed and synced when it returns. A job saved twice in the batch has its row written
     /// once, with the later values; every history row is kept. Returns each insert's new id (nil
-    /// for a save).
-    static func write(_ batch: [Write], in db: Database) throws(QueueError) -> [Int64?] {
+    /// for a save). Throws SQLite's error: each caller says what it could not record
+    /// (``queueError(_:doing:)`` with ``Write/doing``).
+    static func write(_ batch: [Write], in db: Database) throws -> [Int64?] {
         var lastSave: [Int64: Int] = [:]
         for (index, write) in batch.enumerated() { if case .save(let job, _, _) = write { lastSave[job.id] = index } }
         var ids: [Int64?] = []
         ids.reserveCapacity(batch.count)
-        do {
-            try db.inTransaction {
-                for (index, write) in batch.enumerated() {
-                    switch write {
-                    case .insert(let spec, let hasSecrets, let state, let reason, let at):
-                        ids.append(try insert(db, spec: spec, hasSecrets: hasSecrets, state: state, reason: reason, at: at))
-                    case .save(let job, let result, let history):
-                        if lastSave[job.id] == index { try update(db, job, result: result) }
-                        if let history { try appendHistory(db, id: job.id, history) }
-                        ids.append(nil)
-                    }
+        try db.inTransaction {
+            for (index, write) in batch.enumerated() {
+                switch write {
+                case .insert(let spec, let hasSecrets, let state, let reason, let at):
+                    ids.append(try insert(db, spec: spec, hasSecrets: hasSecrets, state: state, reason: reason, at: at))
+                case .save(let job, let result, let history):
+                    if lastSave[job.id] == index { try update(db, job, result: result) }
+                    if let history { try appendHistory(db, id: job.id, history) }
+                    ids.append(nil)
                 }
-                return .commit
             }
-        } catch {
-            throw queueError(error, doing: batch.count == 1 ? "record the change" : "record \(batch.count) changes")
+            return .commit
         }
         return ids
     }
 
     private static func insert(_ db: Database, spec: String, hasSecrets: Bool, state: JobStatus, reason: JobReason?, at: Date) throws -> Int64 {
-        try db.execute(
+        // Cached statements: compiled (and authorized) once per connection, not once per job.
+        try db.cachedStatement(
             sql: """
                 INSERT INTO job (spec, hasSecrets, state, reasonCode, reasonMessage, reasonUntil, createdAt, updatedAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """
+        ).execute(
             arguments: [spec, hasSecrets, state.rawValue, reason?.code, reason?.message, reason?.until?.timeIntervalSince1970,
                 at.timeIntervalSince1970, at.timeIntervalSince1970])
         let id = db.lastInsertedRowID
@@ -142,19 +147,19 @@ final class QueueStore: Sendable {
     }
 
     private static func update(_ db: Database, _ job: QueueJob, result: String?) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE job SET state = ?, reasonCode = ?, reasonMessage = ?, reasonUntil = ?, completedBytes = ?, totalBytes = ?,
                 transferredBytes = ?, attempts = ?, result = ?, updatedAt = ?, finishedAt = ? WHERE id = ?
-                """,
+                """
+        ).execute(
             arguments: [job.state.rawValue, job.reason?.code, job.reason?.message, job.reason?.until?.timeIntervalSince1970,
                 job.progress.completedBytes, job.progress.totalBytes, job.progress.transferredBytes, job.attempts, result,
                 job.updatedAt.timeIntervalSince1970, job.finishedAt?.timeIntervalSince1970, job.id])
     }
 
     private static func appendHistory(_ db: Database, id: Int64, _ entry: HistoryEntry) throws {
-        try db.execute(
-            sql: "INSERT INTO history (jobID, at, state, reason) VALUES (?, ?, ?, ?)",
+        try db.cachedStatement(sql: "INSERT INTO history (jobID, at, state, reason) VALUES (?, ?, ?, ?)").execute(
             arguments: [id, entry.at.timeIntervalSince1970, entry.state, entry.reason])
     }
 
