@@ -4,6 +4,7 @@ import Reachability
 import ReachabilityCore
 @testable import ReachabilityDaemon
 import ReachabilityTestKit
+import Synchronization
 import Testing
 
 private let running: LinkFlags = [.up, .lowerUp, .running]
@@ -152,6 +153,25 @@ struct JobQueueTests {
         }
         #expect(fixture.runs() == 0)
         await queue.shutdown()
+    }
+
+    /// A job taken up after the engine stopped (the daemon is stopping) is left for the next
+    /// start, not failed with "the engine is shut down".
+    @Test func aJobTakenUpAfterTheEngineStoppedIsLeftForTheNextStart() async throws {
+        let fixture = try QueueFixture()
+        defer { fixture.directory.remove() }
+        let queue = try fixture.open()
+        await queue.engine.shutdown()
+        let job = try await queue.add(command("echo run >> \(fixture.file)"), workingDirectory: "/")
+        for _ in 0..<1000 where queue.state.withLock({ $0.isTakeUpArmed }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!queue.state.withLock { $0.isTakeUpArmed }, "the take-up never ran")
+        #expect(try queue.job(job.id).state == .pending)
+        await queue.shutdown()
+
+        let reopened = try fixture.open()
+        _ = try await waitFor(reopened, job.id) { $0.state == .succeeded }
+        #expect(fixture.runs() == 1)
+        await reopened.shutdown()
     }
 
     /// A pause suspends a command (the same process goes on after the resume); with

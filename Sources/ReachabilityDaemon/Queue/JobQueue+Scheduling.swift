@@ -113,6 +113,9 @@ extension JobQueue {
             try engine.submit(transfer, id: JobID(id))
         } catch {
             state.withLock { $0.entries[id]?.inEngine = false }
+            // The daemon is stopping: its engine shut down after `schedule` looked. The job is
+            // left as it is, for the next start to take up; it did not fail.
+            if engine.hasShutDown { return }
             fail(id, JobReason(code: error.kind.description, message: error.description))
         }
     }

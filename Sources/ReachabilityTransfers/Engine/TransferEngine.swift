@@ -69,6 +69,9 @@ public final class TransferEngine: Sendable {
         makeGate = { policy, host in TransferGate(monitor: monitor, policy: policy, destination: host, clock: clock) }
     }
 
+    /// True once ``shutdown()`` has begun: nothing is submitted or started after it.
+    public var hasShutDown: Bool { isShutDown.load(ordering: .acquiring) }
+
     /// Every event of every job from now on, for as long as the feed is kept: every state change
     /// in order, progress coalesced when the consumer is behind (``JobEventFeed``). The feed
     /// ends after ``shutdown()``, once its consumer has taken what it holds.
