@@ -32,6 +32,14 @@ final class QueueWriter: Sendable {
         /// for what is left, which is younger than the delay.
         var batchesTaken = 0
         var failures = 0
+
+        /// Arms the wait for company unless it is armed already; returns the batch count the
+        /// wait starts from, for ``QueueWriter/waitForCompany(since:)``.
+        mutating func armDelay() -> Int? {
+            guard !isDelayArmed else { return nil }
+            isDelayArmed = true
+            return batchesTaken
+        }
     }
 
     private let store: QueueStore
@@ -78,10 +86,7 @@ final class QueueWriter: Sendable {
             // Nobody waits for an engine's transition: it waits a moment for company, so that a
             // commit someone waits for (the next add) does not queue behind its own fsync.
             guard pending.done != nil else {
-                if !state.isDelayArmed {
-                    state.isDelayArmed = true
-                    armsDelay = state.batchesTaken
-                }
+                armsDelay = state.armDelay()
                 return false
             }
             state.isFlushing = true
@@ -92,8 +97,8 @@ final class QueueWriter: Sendable {
     }
 
     /// Flushes what waits after ``companyDelay``, unless a batch was taken meanwhile (an add
-    /// took the changes along): then what is left waits once more. The caller has set
-    /// `isDelayArmed`.
+    /// took the changes along): then what is left waits once more. The caller has armed it
+    /// (`State.armDelay()`).
     private func waitForCompany(since taken: Int) {
         Task.detached { [self] in
             try? await Task.sleep(for: Self.companyDelay)
@@ -163,10 +168,7 @@ final class QueueWriter: Sendable {
             }
             // Changes nobody waits for, queued while this batch was written, wait for company
             // too: written now, their fsync is one more that the next add would queue behind.
-            if !state.pending.isEmpty && !state.isDelayArmed {
-                state.isDelayArmed = true
-                return .waitForCompany(state.batchesTaken)
-            }
+            if !state.pending.isEmpty, let taken = state.armDelay() { return .waitForCompany(taken) }
             return .rest
         }
         switch next {
