@@ -14,7 +14,7 @@ struct QueueStoreSettingsTests {
         return try await body(try QueueStore(directory: directory.path))
     }
 
-    @Test func theWriterSyncsEveryCommitAndCheckpointsASmallLog() async throws {
+    @Test func theWriterSyncsEveryCommitAndCheckpointsOnlyPastTheBackstop() async throws {
         let settings = try await withStore { store in try await store.pool.write { db in
             [
                 "journal_mode": try String.fetchOne(db, sql: "PRAGMA journal_mode"),
@@ -24,7 +24,7 @@ struct QueueStoreSettingsTests {
                 "journal_size_limit": try Int.fetchOne(db, sql: "PRAGMA journal_size_limit").map(String.init),
             ]
         } }
-        #expect(settings == ["journal_mode": "wal", "synchronous": "2", "wal_autocheckpoint": "100", "journal_size_limit": "1048576"])
+        #expect(settings == ["journal_mode": "wal", "synchronous": "2", "wal_autocheckpoint": "240", "journal_size_limit": "1048576"])
     }
 
     @Test func onlyTheIndexAReadUsesIsKept() async throws {

@@ -24,6 +24,10 @@ final class QueueStore: Sendable {
 
     let path: String
     let pool: DatabasePool
+    /// Copies the log into the database file, off the writer's commits.
+    let checkpointer: QueueCheckpointer
+    /// The log's size after a checkpoint, at most (SQLite's `journal_size_limit`).
+    static let journalSizeLimit = 1 << 20
 
     /// Opens (creating) `queue.sqlite` in `directory`, which must exist and be the daemon's own.
     init(directory: String) throws(QueueError) {
@@ -33,10 +37,11 @@ final class QueueStore: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(5)
             configuration.prepareDatabase { db in
-                // Checkpoint the WAL every ~400 KiB and truncate it to 1 MiB after, so a small
-                // state file system is not filled by the log (SQLite's default lets it reach 4 MiB).
-                try db.execute(sql: "PRAGMA wal_autocheckpoint = 100")
-                try db.execute(sql: "PRAGMA journal_size_limit = 1048576")
+                // The log is checkpointed by ``QueueCheckpointer`` on a connection of its own;
+                // the writer does it in its commit only past the backstop. Truncated to 1 MiB
+                // after, so a small state file system is not filled by the log.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(QueueCheckpointer.backstopPages)")
+                try db.execute(sql: "PRAGMA journal_size_limit = \(Self.journalSizeLimit)")
             }
             pool = try DatabasePool(path: path, configuration: configuration)
             // Only now: GRDB sets `synchronous = NORMAL` on its writer when it turns WAL on, after
@@ -45,6 +50,7 @@ final class QueueStore: Sendable {
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.refuseNewer(pool, path: path)
             try QueueMigrations.migrator.migrate(pool)
+            checkpointer = try QueueCheckpointer(path: path)
         } catch let error as QueueError {
             throw error
         } catch {

@@ -145,6 +145,8 @@ final class QueueWriter: Sendable {
                 let ids = try QueueStore.write(retrying + batch.map(\.write), in: db)
                 state.withLock { $0.failures = 0 }
                 for (pending, id) in zip(batch, ids.dropFirst(retrying.count)) { pending.done?.resume(returning: id) }
+                // After the callers are resumed: the checkpoint runs on a connection of its own.
+                store.checkpointer.committed()
             } catch {
                 let count = retrying.count + batch.count
                 QueueLog.storageFailure(QueueStore.queueError(error, doing: count == 1 ? "record the change" : "record \(count) changes"))
