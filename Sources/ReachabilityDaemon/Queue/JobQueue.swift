@@ -84,6 +84,12 @@ public final class JobQueue: Sendable {
         engineEvents = engine.events()
     }
 
+    /// Events taken at once below which the queue, taking batches back to back (less than
+    /// ``eventGathering`` apart), waits ``eventGathering`` for more.
+    static let eventBurst = 64
+    /// How long the queue lets a small batch of engine events grow before taking the next.
+    static let eventGathering = Duration.microseconds(250)
+
     /// The database file.
     public var databasePath: String { store.path }
 
@@ -95,7 +101,18 @@ public final class JobQueue: Sendable {
             QueueLog.notice("ended the command of job \(job) (process group \(pid)) that the previous daemon left running")
         }
         let consumer = Task { [self] in
-            for await event in engineEvents { apply(event) }
+            var lastTaken = ContinuousClock.now
+            while let batch = await engineEvents.nextBatch() {
+                let taken = ContinuousClock.now
+                for event in batch { apply(event) }
+                // A burst (a path change re-judging thousands of waiting jobs) arrives one event
+                // at a time: waking for each one cost more than applying it. Batches coming
+                // back to back are a burst; one every few milliseconds (adds) is not.
+                if batch.count < Self.eventBurst, taken - lastTaken < Self.eventGathering {
+                    try? await Task.sleep(for: Self.eventGathering)
+                }
+                lastTaken = taken
+            }
         }
         state.withLock { $0.consumer = consumer }
         for item in stored { restore(item) }
