@@ -8,7 +8,8 @@ namespace: two veth uplinks, d0 overridden as cellular (the default route) and d
    d1, one behind an `unreachable` route; falls back to GLib's own monitor, quickly, without a
    daemon and with a daemon that accepts but never answers.
 2. Debian's `unattended-upgrade --dry-run` stops ("System is on metered connection") on the
-   cellular path, and not on Wi-Fi.
+   cellular path, and not on Wi-Fi (it starts its work: then it is ended, and it has no apt
+   sources, so there is nothing to calculate or fetch).
 3. The path socket: `nobody` reads /v1/path there, gets 403 for /v1/jobs, and cannot connect to
    the control socket.
 4. Dispatcher hooks: run in name order with the REACH_* environment; a group-writable hook is
@@ -227,25 +228,81 @@ def check_fallback(module_directory, directory):
             ok(f"{where}: {label}", f"{start['type']} after {start['get_default_s']} s")
 
 
+# Lines unattended-upgrade logs on either side of its first should_stop(): the metered stop, or
+# the start of the work that check is there to hold back.
+UU_STOPPED = "System is on metered connection, stopping"
+UU_WENT_ON = "Starting unattended upgrades script"
+
+
+def unattended_upgrades_apt_config(directory):
+    """An APT_CONFIG that leaves unattended-upgrade nothing to fetch: no sources, its own empty
+    lists and cache (the system's apt.conf.d, with the metered check's setting, is still read)."""
+    for name in ("lists/partial", "cache/archives/partial", "sources.list.d"):
+        os.makedirs(os.path.join(directory, name), exist_ok=True)
+    open(os.path.join(directory, "sources.list"), "w").close()
+    path = os.path.join(directory, "apt.conf")
+    with open(path, "w") as handle:
+        handle.write(f'''Dir::Etc::sourcelist "{directory}/sources.list";
+Dir::Etc::sourceparts "{directory}/sources.list.d";
+Dir::State::lists "{directory}/lists";
+Dir::Cache "{directory}/cache";
+Acquire::http::Proxy "http://127.0.0.1:9";
+''')
+    return path
+
+
+def unattended_upgrade_verdict(environment, limit=120):
+    """Runs `unattended-upgrade --dry-run --debug` until it says whether it stopped as metered
+    ('stopped') or went on to work ('went on'; it is then ended: the work itself is not what
+    this check is about), or `limit` seconds pass (None, with the output's tail)."""
+    process = subprocess.Popen(["unattended-upgrade", "--dry-run", "--debug"], env=environment, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=die_with_parent)
+    lines, verdict, said = [], [], threading.Event()
+
+    def read():
+        # Reads to the end, so the process never blocks on a full pipe once it has been answered.
+        for line in process.stdout:
+            lines[:] = lines[-7:] + [line.rstrip()]
+            if not said.is_set() and (UU_STOPPED in line or UU_WENT_ON in line):
+                verdict.append("stopped" if UU_STOPPED in line else "went on")
+                said.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    said.wait(limit)
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    reader.join(5)
+    return (verdict[0] if verdict else None), lines[-8:]
+
+
 def check_unattended_upgrades(daemon, module_directory):
     where = "unattended-upgrade --dry-run"
     if shutil.which("unattended-upgrade") is None:
         fail(where, "unattended-upgrades is not installed (scripts/test.sh installs it)")
         return
-    environment = module_environment(daemon.socket_path, module_directory)
     results = {}
-    for label in ("cellular", "wifi"):
-        if label == "wifi":
-            move_default_to_wifi()
-            time.sleep(0.5)
-        run = subprocess.run(["unattended-upgrade", "--dry-run", "--debug"], env=environment, capture_output=True, text=True, timeout=300)
-        results[label] = "System is on metered connection, stopping" in (run.stdout + run.stderr)
+    with tempfile.TemporaryDirectory(prefix="every-app-apt.") as apt:
+        environment = dict(module_environment(daemon.socket_path, module_directory), APT_CONFIG=unattended_upgrades_apt_config(apt))
+        for label in ("cellular", "wifi"):
+            if label == "wifi":
+                move_default_to_wifi()
+                time.sleep(0.5)
+            results[label] = unattended_upgrade_verdict(environment)
     move_default_to_cellular()
-    if not results["cellular"]:
+    for label, (verdict, tail) in results.items():
+        if verdict is None:
+            fail(where, f"on {label}: said neither {UU_STOPPED!r} nor {UU_WENT_ON!r} in 120 s; its output ends: {tail}")
+    if results["cellular"][0] == "went on":
         fail(where, "did not stop on the cellular path")
-    elif results["wifi"]:
+    elif results["wifi"][0] == "stopped":
         fail(where, "stopped as metered on Wi-Fi")
-    else:
+    elif results["cellular"][0] and results["wifi"][0]:
         ok(where, "stops on cellular (metered), goes on on Wi-Fi")
 
 
