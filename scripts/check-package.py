@@ -244,14 +244,24 @@ def main():
     if os.geteuid() != 0:
         print("check-package: not root (chroot and namespaces need it)", file=sys.stderr)
         sys.exit(1 if required else 0)
-    subprocess.run([os.path.join(ROOT, "scripts", "setup.sh"), "lintian", "debootstrap", "groff-base", "binutils"], check=True)
-    deb = arguments.deb or build_package()
+    seconds = {}
+
+    def timed(name, action):
+        # Where the step's time goes, printed at the end: the CI runner's speed varies twofold.
+        started = time.monotonic()
+        value = action()
+        seconds[name] = time.monotonic() - started
+        return value
+
+    timed("setup", lambda: subprocess.run([os.path.join(ROOT, "scripts", "setup.sh"), "lintian", "debootstrap", "groff-base", "binutils"], check=True))
+    deb = arguments.deb or timed("build", build_package)
     print(f"     package: {deb} ({os.path.getsize(deb) / 2**20:.1f} MiB)", flush=True)
-    lint(deb)
+    timed("lintian", lambda: lint(deb))
     with tempfile.TemporaryDirectory() as extracted:
-        sizes = check_contents(deb, extracted)
-        check_generated(extracted)
-    check_clean_install(deb, arguments.cache_root)
+        sizes = timed("contents", lambda: check_contents(deb, extracted))
+        timed("generated", lambda: check_generated(extracted))
+    timed("clean install", lambda: check_clean_install(deb, arguments.cache_root))
+    print("package: seconds " + ", ".join(f"{name} {value:.0f}" for name, value in seconds.items()))
     print("package: sizes " + ", ".join(f"{name} {size / 2**20:.1f} MiB" for name, size in sizes.items()))
     print(f"package: {len(failures)} failures")
     sys.exit(1 if failures else 0)
