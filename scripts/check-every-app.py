@@ -21,7 +21,7 @@ namespace: two veth uplinks, d0 overridden as cellular (the default route) and d
 Needs root (namespaces, `setpriv`); exits 1 listing every failure. Prints figures and writes
 them as JSON to $CHECK_EVERY_APP_JSON when set.
 """
-import json, os, shutil, signal, socket, stat, subprocess, sys, tempfile, threading, time
+import collections, json, os, shutil, signal, socket, stat, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -232,6 +232,7 @@ def check_fallback(module_directory, directory):
 # the start of the work that check is there to hold back.
 UU_STOPPED = "System is on metered connection, stopping"
 UU_WENT_ON = "Starting unattended upgrades script"
+UU_LIMIT_S = 120
 
 
 def unattended_upgrades_apt_config(directory):
@@ -251,25 +252,25 @@ Acquire::http::Proxy "http://127.0.0.1:9";
     return path
 
 
-def unattended_upgrade_verdict(environment, limit=120):
+def unattended_upgrade_verdict(environment):
     """Runs `unattended-upgrade --dry-run --debug` until it says whether it stopped as metered
     ('stopped') or went on to work ('went on'; it is then ended: the work itself is not what
-    this check is about), or `limit` seconds pass (None, with the output's tail)."""
+    this check is about), or UU_LIMIT_S seconds pass (None, with the output's tail)."""
     process = subprocess.Popen(["unattended-upgrade", "--dry-run", "--debug"], env=environment, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=die_with_parent)
-    lines, verdict, said = [], [], threading.Event()
+    lines, verdict, said = collections.deque(maxlen=8), [], threading.Event()
 
     def read():
         # Reads to the end, so the process never blocks on a full pipe once it has been answered.
         for line in process.stdout:
-            lines[:] = lines[-7:] + [line.rstrip()]
+            lines.append(line.rstrip())
             if not said.is_set() and (UU_STOPPED in line or UU_WENT_ON in line):
                 verdict.append("stopped" if UU_STOPPED in line else "went on")
                 said.set()
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    said.wait(limit)
+    said.wait(UU_LIMIT_S)
     if process.poll() is None:
         process.terminate()
         try:
@@ -278,7 +279,7 @@ def unattended_upgrade_verdict(environment, limit=120):
             process.kill()
             process.wait()
     reader.join(5)
-    return (verdict[0] if verdict else None), lines[-8:]
+    return (verdict[0] if verdict else None), list(lines)
 
 
 def check_unattended_upgrades(daemon, module_directory):
@@ -297,7 +298,7 @@ def check_unattended_upgrades(daemon, module_directory):
     move_default_to_cellular()
     for label, (verdict, tail) in results.items():
         if verdict is None:
-            fail(where, f"on {label}: said neither {UU_STOPPED!r} nor {UU_WENT_ON!r} in 120 s; its output ends: {tail}")
+            fail(where, f"on {label}: said neither {UU_STOPPED!r} nor {UU_WENT_ON!r} in {UU_LIMIT_S} s; its output ends: {tail}")
     if results["cellular"][0] == "went on":
         fail(where, "did not stop on the cellular path")
     elif results["wifi"][0] == "stopped":
