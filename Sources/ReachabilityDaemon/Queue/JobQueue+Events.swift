@@ -16,7 +16,7 @@ extension JobQueue {
         struct Seen { var policy: TransferPolicy, kind: QueueJobKind, engineTransferred: Int64, transferredBase: Int64, state: JobStatus, code: String? }
         guard let entry = state.withLock({ state -> Seen? in
             guard let index = state.entries.index(forKey: id) else { return nil }
-            return inPlace(&state.entries.values[index]) { entry -> Seen? in
+            return inPlace(&state.entries.values[index].value) { entry -> Seen? in
                 guard entry.inEngine, let policy = entry.runSpec?.policy, let kind = entry.runSpec?.kind else { return nil }
                 return Seen(
                     policy: policy, kind: kind, engineTransferred: entry.engineTransferred, transferredBase: entry.transferredBase,
@@ -47,7 +47,7 @@ extension JobQueue {
         if queueState.isFinal && entry.kind == .command { children.forget(job: id) }
         state.withLock { state in
             guard let index = state.entries.index(forKey: id) else { return }
-            inPlace(&state.entries.values[index]) { entry in
+            inPlace(&state.entries.values[index].value) { entry in
                 entry.engineTransferred = event.progress.transferredBytes
                 if queueState.isFinal { entry.inEngine = false }
             }
@@ -67,7 +67,7 @@ extension JobQueue {
             guard let index = state.entries.index(forKey: id) else { return nil }
             let subscribers = state.subscribers
             return changeEntry(
-                &state.entries.values[index], subscribers: subscribers.values, now: now, clock: clock, history: history, finish: finish,
+                &state.entries.values[index].value, subscribers: subscribers.values, now: now, clock: clock, history: history, finish: finish,
                 note: note, body)
         }
     }
@@ -134,7 +134,7 @@ extension JobQueue {
     /// One line for `systemctl status` (`STATUS=`): jobs per state, and the most common reason
     /// paused jobs wait for.
     public func summary() -> String {
-        let jobs = state.withLock { state in state.entries.values.map(\.job).filter { !$0.state.isFinal } }
+        let jobs = state.withLock { state in state.entries.values.map(\.value.job).filter { !$0.state.isFinal } }
         guard !jobs.isEmpty else { return "no jobs queued" }
         let running = jobs.filter { $0.state == .running }.count
         let paused = jobs.filter { $0.state == .paused }

@@ -14,7 +14,7 @@ extension JobQueue {
         entry.restored = true
         entry.transferredBase = stored.job.progress.transferredBytes
         let id = stored.job.id
-        state.withLock { $0.entries[id] = entry }
+        state.withLock { $0.entries[id] = OutOfLine(entry) }
         guard !stored.job.state.isFinal else { return }
         if stored.hasSecrets {
             fail(id, JobReason(code: "credentialsLost", message: "its credentials were kept in memory only (never on disk) and the daemon restarted: add the job again"))
@@ -61,7 +61,7 @@ extension JobQueue {
 
     /// Starts the job, or holds it until its `notBefore` time.
     func schedule(_ id: Int64) {
-        guard let entry = state.withLock({ $0.entries[id] }), !entry.job.state.isFinal, !entry.isUserPaused,
+        guard let entry = state.withLock({ $0.entries[id]?.value }), !entry.job.state.isFinal, !entry.isUserPaused,
             !state.withLock({ $0.isStopping }), let spec = entry.runSpec
         else { return }
         if let notBefore = spec.notBefore, notBefore > Date() {
@@ -80,10 +80,10 @@ extension JobQueue {
             let delay = date.timeIntervalSinceNow
             if delay > 0 { try? await Task.sleep(for: .milliseconds(Int64(min(delay, 1e9) * 1000) + 1)) }
             guard !Task.isCancelled else { return }
-            state.withLock { $0.entries[id]?.task = nil }
+            state.withLock { $0.entries[id]?.value.task = nil }
             schedule(id)
         }
-        state.withLock { $0.entries[id]?.task = timer }
+        state.withLock { $0.entries[id]?.value.task = timer }
     }
 
     /// Hands the job to the engine: downloads, uploads and commands alike.
@@ -102,17 +102,18 @@ extension JobQueue {
             return
         }
         state.withLock { state in
-            guard var entry = state.entries[id] else { return }
-            entry.inEngine = true
-            entry.engineTransferred = 0
-            entry.transferredBase = entry.job.progress.transferredBytes
-            state.entries[id] = entry
+            guard let index = state.entries.index(forKey: id) else { return }
+            inPlace(&state.entries.values[index].value) { entry in
+                entry.inEngine = true
+                entry.engineTransferred = 0
+                entry.transferredBase = entry.job.progress.transferredBytes
+            }
         }
         if spec.kind != .command { _ = change(id, history: false) { $0.attempts += 1 } }
         do {
             try engine.submit(transfer, id: JobID(id))
         } catch {
-            state.withLock { $0.entries[id]?.inEngine = false }
+            state.withLock { $0.entries[id]?.value.inEngine = false }
             // The daemon is stopping: its engine shut down after `schedule` looked. The job is
             // left as it is, for the next start to take up; it did not fail.
             if engine.hasShutDown { return }
@@ -125,7 +126,7 @@ extension JobQueue {
     /// job, with no partial file left. It is taken as done (its SHA-256 checked when one was
     /// given) instead of being fetched again.
     private func adoptFinishedDownload(_ id: Int64, spec: QueueJobSpec) -> QueueResult? {
-        guard let job = state.withLock({ $0.entries[id]?.job }), let total = job.progress.totalBytes,
+        guard let job = state.withLock({ $0.entries[id]?.value.job }), let total = job.progress.totalBytes,
             let download = spec.download, let destination = download.destination
         else { return nil }
         guard let prepared = try? engine.downloader.prepare(DownloadRequest(url: download.url, destination: destination)),

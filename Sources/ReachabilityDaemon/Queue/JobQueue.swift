@@ -45,7 +45,7 @@ public final class JobQueue: Sendable {
     }
 
     struct State: Sendable {
-        var entries: [Int64: QueueEntry] = [:]
+        var entries: [Int64: OutOfLine<QueueEntry>] = [:]
         var subscribers: [Int: AsyncStream<QueueJob>.Continuation] = [:]
         var nextSubscriber = 0
         var isStopping = false
@@ -137,7 +137,7 @@ public final class JobQueue: Sendable {
         guard let id = try await writer.commit(write) else { throw .storage("the database gave the new job no id") }
         let job = QueueJob(id: id, spec: accepted.stored, state: .pending, reason: nil, createdAt: now, updatedAt: now)
         state.withLock { state in
-            state.entries[job.id] = QueueEntry(job: job, runSpec: accepted.spec)
+            state.entries[job.id] = OutOfLine(QueueEntry(job: job, runSpec: accepted.spec))
             // Under the lock, as every later change of the job is told.
             for subscriber in state.subscribers.values { subscriber.yield(job) }
         }
@@ -150,7 +150,7 @@ public final class JobQueue: Sendable {
 
     /// Every job, oldest first; with `states`, only those.
     public func list(states: Set<JobStatus>? = nil) -> [QueueJob] {
-        let jobs = state.withLock { state in state.entries.values.map(\.job) }
+        let jobs = state.withLock { state in state.entries.values.map(\.value.job) }
         return jobs.filter { states?.contains($0.state) ?? true }.sorted { $0.id < $1.id }
     }
 
@@ -171,11 +171,12 @@ public final class JobQueue: Sendable {
         var items = state.withLock { state -> [(id: Int64, item: Item)] in
             var items: [(id: Int64, item: Item)] = []
             items.reserveCapacity(state.entries.count)
-            for (id, entry) in state.entries where states?.contains(entry.job.state) ?? true {
-                if let encoded = entry[keyPath: cache] {
+            // Each entry read where it is: a copy of a whole entry retains everything it holds.
+            for (id, entry) in state.entries where states?.contains(entry.value.job.state) ?? true {
+                if let encoded = entry.value[keyPath: cache] {
                     items.append((id, .cached(encoded)))
                 } else {
-                    items.append((id, .fresh(entry.job, version: entry.version)))
+                    items.append((id, .fresh(entry.value.job, version: entry.value.version)))
                 }
             }
             return items
@@ -200,7 +201,7 @@ public final class JobQueue: Sendable {
         body += Array("]}".utf8)
         if !fresh.isEmpty {
             state.withLock { state in
-                for item in fresh where state.entries[item.id]?.version == item.version { state.entries[item.id]?[keyPath: cache] = item.json }
+                for item in fresh where state.entries[item.id]?.value.version == item.version { state.entries[item.id]?.value[keyPath: cache] = item.json }
             }
         }
         return body
@@ -208,7 +209,7 @@ public final class JobQueue: Sendable {
 
     /// The job with `id`.
     public func job(_ id: Int64) throws(QueueError) -> QueueJob {
-        guard let job = state.withLock({ $0.entries[id]?.job }) else { throw .notFound(id) }
+        guard let job = state.withLock({ $0.entries[id]?.value.job }) else { throw .notFound(id) }
         return job
     }
 
@@ -244,7 +245,7 @@ public final class JobQueue: Sendable {
     public func counts() -> [JobStatus: Int] {
         state.withLock { state in
             var counts = Dictionary(uniqueKeysWithValues: JobStatus.all.map { ($0, 0) })
-            for entry in state.entries.values { counts[entry.job.state, default: 0] += 1 }
+            for entry in state.entries.values { counts[entry.value.job.state, default: 0] += 1 }
             return counts
         }
     }
@@ -263,7 +264,7 @@ public final class JobQueue: Sendable {
     public func shutdown() async {
         let tasks = state.withLock { state -> [Task<Void, Never>] in
             state.isStopping = true
-            return state.entries.values.compactMap(\.task)
+            return state.entries.values.compactMap(\.value.task)
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
@@ -271,9 +272,9 @@ public final class JobQueue: Sendable {
         // event left in it before it returns.
         await engine.shutdown()
         // Every command is ended: no record is left for the next start to act on.
-        for id in state.withLock({ state in state.entries.values.filter { $0.job.spec.kind == .command }.map(\.job.id) }) { children.forget(job: id) }
+        for id in state.withLock({ state in state.entries.values.filter { $0.value.job.spec.kind == .command }.map(\.value.job.id) }) { children.forget(job: id) }
         await state.withLock { $0.consumer }?.value
-        let unfinished = state.withLock { state in state.entries.values.filter { !$0.job.state.isFinal } }
+        let unfinished = state.withLock { state in state.entries.values.filter { !$0.value.job.state.isFinal }.map(\.value) }
         for entry in unfinished { writer.enqueue(.save(entry.job, history: nil)) }
         if !(await writer.drain(timeout: .seconds(3))) {
             QueueLog.storageFailure(.storage("\(writer.backlog) changes could not be recorded before stopping (is the state directory's file system full?)"))

@@ -46,7 +46,9 @@ public final class TransferEngine: Sendable {
     public let uploader: Uploader
     let slots: HostSlots
     private let makeGate: @Sendable (TransferPolicy, String?) -> TransferGate
-    private let records = Mutex<[JobID: Record]>([:])
+    /// Each record out of line: 10,000 records of 608 bytes moved whole on every growth of the
+    /// dictionary, stalling the take-up that crossed it.
+    private let records = Mutex<[JobID: OutOfLine<Record>]>([:])
     /// The command jobs among them, so that a gate event of a transfer costs no record copy.
     private let commandIDs = Mutex<Set<JobID>>([])
     private let nextID = Atomic<Int64>(0)
@@ -123,28 +125,29 @@ public final class TransferEngine: Sendable {
         let event = JobEvent(id: id, state: .queued, progress: counters.progress)
         if case .command = job.work { commandIDs.withLock { _ = $0.insert(id) } }
         records.withLock { records in
-            records[id] = Record(job: job, event: event, runner: runner)
+            records[id] = OutOfLine(Record(job: job, event: event, runner: runner))
             hub.publish(event)
         }
         start(id)
     }
 
     /// The job's latest event (state and progress); nil for an unknown id.
-    public func status(of id: JobID) -> JobEvent? { records.withLock { $0[id]?.event } }
+    public func status(of id: JobID) -> JobEvent? { records.withLock { $0[id]?.value.event } }
 
     /// Every job's latest event, by id.
-    public func jobs() -> [JobEvent] { records.withLock { $0.values.map(\.event) }.sorted { $0.id < $1.id } }
+    public func jobs() -> [JobEvent] { records.withLock { $0.values.map(\.value.event) }.sorted { $0.id < $1.id } }
 
     /// Waits until the job is finished (succeeded, failed or cancelled), or stopped by
     /// ``shutdown()``, and returns its last event; nil for an unknown id.
     public func result(of id: JobID) async -> JobEvent? {
         await withCheckedContinuation { (continuation: CheckedContinuation<JobEvent?, Never>) in
             let ready = records.withLock { records -> JobEvent?? in
-                guard var record = records[id] else { return .some(nil) }
-                if record.event.state.isFinal || record.event.state == .paused(.shutdown) { return .some(record.event) }
-                record.waiters.append(continuation)
-                records[id] = record
-                return nil
+                guard let index = records.index(forKey: id) else { return .some(nil) }
+                return inPlace(&records.values[index].value) { record -> JobEvent?? in
+                    if record.event.state.isFinal || record.event.state == .paused(.shutdown) { return .some(record.event) }
+                    record.waiters.append(continuation)
+                    return nil
+                }
             }
             if let ready { continuation.resume(returning: ready) }
         }
@@ -170,7 +173,7 @@ public final class TransferEngine: Sendable {
     private func commandRunner(_ id: JobID) -> JobRunner? {
         guard commandIDs.withLock({ $0.contains(id) }) else { return nil }
         return records.withLock { records in
-            guard let record = records[id], !record.event.state.isFinal, case .command = record.job.work else { return nil }
+            guard let record = records[id]?.value, !record.event.state.isFinal, case .command = record.job.work else { return nil }
             return record.runner
         }
     }
@@ -185,7 +188,7 @@ public final class TransferEngine: Sendable {
             return true
         }
         let paused = records.withLock { records in
-            guard let record = records[id], case .paused(let reason) = record.event.state, reason == .byUser else { return false }
+            guard let record = records[id]?.value, case .paused(let reason) = record.event.state, reason == .byUser else { return false }
             return record.task == nil
         }
         guard paused else { return false }
@@ -198,7 +201,7 @@ public final class TransferEngine: Sendable {
     @discardableResult
     public func cancel(_ id: JobID) async -> Bool {
         guard await stopRunner(id) else { return false }
-        records.withLock { $0[id]?.runner?.download }?.discardPartial()
+        records.withLock { $0[id]?.value.runner?.download }?.discardPartial()
         finish(id, state: .cancelled)
         return true
     }
@@ -207,9 +210,11 @@ public final class TransferEngine: Sendable {
     /// or finished job.
     private func stopRunner(_ id: JobID) async -> Bool {
         guard let task = records.withLock({ records -> Task<Void, Never>?? in
-            guard var record = records[id], !record.event.state.isFinal else { return nil }
-            defer { record.task = nil; records[id] = record }
-            return .some(record.task)
+            guard let index = records.index(forKey: id), !records.values[index].value.event.state.isFinal else { return nil }
+            return inPlace(&records.values[index].value) { record in
+                defer { record.task = nil }
+                return .some(record.task)
+            }
         }) else { return false }
         task?.cancel()
         await task?.value
@@ -222,25 +227,27 @@ public final class TransferEngine: Sendable {
     public func shutdown() async {
         isShutDown.store(true, ordering: .releasing)
         let tasks = records.withLock { records in
-            records.keys.compactMap { id -> Task<Void, Never>? in
-                let task = records[id]?.task
-                records[id]?.task = nil
+            // The keys copied first: changing the records while a view of them lives would copy them all.
+            Array(records.keys).compactMap { id -> Task<Void, Never>? in
+                let task = records[id]?.value.task
+                records[id]?.value.task = nil
                 return task
             }
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         let stopped = records.withLock { records in
-            records.compactMap { id, record -> (JobEvent, [CheckedContinuation<JobEvent?, Never>])? in
-                guard !record.event.state.isFinal else { return nil }
-                var record = record
-                record.event.state = .paused(.shutdown)
-                record.event.network = nil
-                let waiters = record.waiters
-                record.waiters = []
-                records[id] = record
-                hub.publish(record.event)
-                return (record.event, waiters)
+            Array(records.keys).compactMap { id -> (JobEvent, [CheckedContinuation<JobEvent?, Never>])? in
+                guard let index = records.index(forKey: id) else { return nil }
+                return inPlace(&records.values[index].value) { record in
+                    guard !record.event.state.isFinal else { return nil }
+                    record.event.state = .paused(.shutdown)
+                    record.event.network = nil
+                    let waiters = record.waiters
+                    record.waiters = []
+                    hub.publish(record.event)
+                    return (record.event, waiters)
+                }
             }
         }
         for (event, waiters) in stopped {
@@ -252,7 +259,7 @@ public final class TransferEngine: Sendable {
     // MARK: Running
 
     private func start(_ id: JobID) {
-        guard !isShutDown.load(ordering: .acquiring), let record = records.withLock({ $0[id] }), let runner = record.runner else { return }
+        guard !isShutDown.load(ordering: .acquiring), let record = records.withLock({ $0[id]?.value }), let runner = record.runner else { return }
         let gate = makeGate(record.job.policy, record.job.host)
         let (makeGate, policy) = (self.makeGate, record.job.policy)
         let task = Task { [self] in
@@ -278,7 +285,7 @@ public final class TransferEngine: Sendable {
             }
         }
         records.withLock { records in
-            if records[id]?.event.state.isFinal == false { records[id]?.task = task }
+            if records[id]?.value.event.state.isFinal == false { records[id]?.value.task = task }
         }
     }
 
@@ -307,7 +314,7 @@ public final class TransferEngine: Sendable {
         records.withLock { records in
             // In place (no copy of the record), under the lock.
             guard let index = records.index(forKey: id) else { return }
-            inPlace(&records.values[index].event) { event in
+            inPlace(&records.values[index].value.event) { event in
                 guard !event.state.isFinal else { return }
                 if event.state == state && progress == nil && network == event.network { return }
                 event.state = state
@@ -320,32 +327,33 @@ public final class TransferEngine: Sendable {
 
     private func finish(_ id: JobID, state: JobState, output: JobOutput = .none) {
         let (event, waiters) = records.withLock { records -> (JobEvent?, [CheckedContinuation<JobEvent?, Never>]) in
-            guard var record = records[id], !record.event.state.isFinal else { return (nil, []) }
-            record.event.state = state
-            record.event.network = nil
-            switch output {
-            case .download(let result):
-                record.event.download = result
-                record.event.progress.completedBytes = result.bytes
-                record.event.progress.totalBytes = result.bytes
-            case .upload(let result):
-                record.event.upload = result
-                record.event.progress.completedBytes = result.bytes
-                record.event.progress.totalBytes = result.bytes
-            case .command(let termination):
-                record.event.command = termination
-            case .none:
-                break
+            guard let index = records.index(forKey: id), !records.values[index].value.event.state.isFinal else { return (nil, []) }
+            return inPlace(&records.values[index].value) { record in
+                record.event.state = state
+                record.event.network = nil
+                switch output {
+                case .download(let result):
+                    record.event.download = result
+                    record.event.progress.completedBytes = result.bytes
+                    record.event.progress.totalBytes = result.bytes
+                case .upload(let result):
+                    record.event.upload = result
+                    record.event.progress.completedBytes = result.bytes
+                    record.event.progress.totalBytes = result.bytes
+                case .command(let termination):
+                    record.event.command = termination
+                case .none:
+                    break
+                }
+                let waiters = record.waiters
+                record.waiters = []
+                record.task = nil
+                // Only the last event stays (for result(of:)): the runner, its download and the
+                // download's claim on the destination go, so a later job may write there.
+                record.runner = nil
+                hub.publish(record.event)
+                return (record.event, waiters)
             }
-            let waiters = record.waiters
-            record.waiters = []
-            record.task = nil
-            // Only the last event stays (for result(of:)): the runner, its download and the
-            // download's claim on the destination go, so a later job may write there.
-            record.runner = nil
-            records[id] = record
-            hub.publish(record.event)
-            return (record.event, waiters)
         }
         guard let event else { return }
         for waiter in waiters { waiter.resume(returning: event) }
