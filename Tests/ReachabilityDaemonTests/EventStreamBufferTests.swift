@@ -9,14 +9,19 @@ import Testing
 
 @Suite("Event stream per client")
 struct EventStreamBufferTests {
-    @Test func linesComeOutInOrderWhileUnderTheLimit() async {
+    @Test func waitingLinesComeOutInOrderJoinedUpToTheChunkSize() async {
         let buffer = EventStreamBuffer(limit: 100)
-        for text in ["a", "b", "c"] { #expect(buffer.push(Array(text.utf8))) }
-        #expect(buffer.waitingBytes == 3)
+        for text in ["a\n", "b\n", "c\n", "dddd\n"] { #expect(buffer.push(Array(text.utf8))) }
+        #expect(buffer.waitingBytes == 11)
         var seen: [String] = []
-        for _ in 0..<3 { seen.append(String(decoding: await buffer.next() ?? [], as: UTF8.self)) }
-        #expect(seen == ["a", "b", "c"])
+        for _ in 0..<3 { seen.append(String(decoding: await buffer.next(upTo: 4) ?? [], as: UTF8.self)) }
+        // Whole lines only: "c\n" would not fit after "a\nb\n"; a line longer than the chunk
+        // comes alone.
+        #expect(seen == ["a\nb\n", "c\n", "dddd\n"])
         #expect(buffer.waitingBytes == 0)
+        #expect(buffer.push(Array("e\n".utf8)))
+        #expect(buffer.push(Array("f\n".utf8)))
+        #expect(await buffer.next() == Array("e\nf\n".utf8))
     }
 
     @Test func overTheLimitWhatWaitsIsFollowedByOneDroppedLineAndTheStreamEnds() async {
@@ -25,8 +30,8 @@ struct EventStreamBufferTests {
         #expect(buffer.push(Array("67890".utf8)))
         #expect(!buffer.push(Array("x".utf8)))
         #expect(!buffer.push(Array("y".utf8)))  // ended: nothing more is taken
-        #expect(await buffer.next() == Array("12345".utf8))
-        #expect(await buffer.next() == Array("67890".utf8))
+        #expect(await buffer.next(upTo: 5) == Array("12345".utf8))
+        #expect(await buffer.next(upTo: 5) == Array("67890".utf8))
         let last = await buffer.next()
         #expect(last == EventStreamBuffer.droppedLine(waiting: 10))
         #expect(await buffer.next() == nil)
@@ -64,9 +69,10 @@ struct EventStreamBufferTests {
         }
         var received: [String] = []
         var bytes = 0
-        for await line in lines {
-            bytes += line.count
-            received.append(String(decoding: line, as: UTF8.self))
+        for await chunk in lines {
+            bytes += chunk.count
+            #expect(chunk.last == 0x0A, "a chunk ends within a line")
+            received += chunk.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
         }
         #expect(received.first?.hasPrefix(#"{"type":"path""#) == true)
         #expect(received.last?.hasPrefix(#"{"type":"dropped","reason":"slowClient""#) == true, "\(received.last?.prefix(80) ?? "")")

@@ -123,6 +123,39 @@ struct JobQueueTests {
         await queue.shutdown()
     }
 
+    /// A path change that alters only the words of a waiting job's reason (still
+    /// `queuedForWired`, now "wifi not allowed") is neither written nor told to subscribers: the
+    /// path says what changed. A job that changes state is told as before.
+    @Test func aReasonWhoseWordsAloneChangeIsNotToldToSubscribers() async throws {
+        let fixture = try QueueFixture(network: "cell0")
+        defer { fixture.directory.remove() }
+        let queue = try fixture.open()
+        let events = queue.events()
+        let waiting = try await queue.add(command("true", when: "wired"), workingDirectory: "/")
+        let before = try await waitFor(queue, waiting.id) { $0.reason?.code == "queuedForWired" }
+        #expect(before.reason?.message.contains("cellular") == true)
+        let forWifi = try await queue.add(command("echo run >> \(fixture.file)", when: "wifi"), workingDirectory: "/")
+        _ = try await waitFor(queue, forWifi.id) { $0.reason?.code == "queuedForWifi" }
+        fixture.source.send(snapshot("wifi0"))
+        let after = try await waitFor(queue, waiting.id) { $0.reason?.message.contains("wifi") == true }
+        #expect(after.state == .paused && after.reason?.code == "queuedForWired")
+        _ = try await waitFor(queue, forWifi.id) { $0.state == .succeeded }
+        // Every change made so far is in the stream before the sentinel's.
+        let sentinel = try await queue.add(command("true", notBefore: Date().addingTimeInterval(3600)), workingDirectory: "/")
+        var toldOfWaiting: [QueueJob] = []
+        var toldOfForWifi: [JobStatus] = []
+        for await event in events {
+            if event.id == waiting.id { toldOfWaiting.append(event) }
+            if event.id == forWifi.id { toldOfForWifi.append(event.state) }
+            if event.id == sentinel.id { break }
+        }
+        #expect(!toldOfWaiting.isEmpty)
+        #expect(toldOfWaiting.allSatisfy { $0.reason?.message.contains("wifi") != true }, "\(toldOfWaiting.map { $0.reason?.message ?? "" })")
+        #expect(toldOfForWifi.contains(.running) && toldOfForWifi.last == .succeeded, "\(toldOfForWifi)")
+        #expect(try queue.history(of: waiting.id).map(\.state) == ["pending", "paused"])
+        await queue.shutdown()
+    }
+
     /// Jobs added together are taken up together (``JobQueue/takeUp(_:)``), each on its own
     /// judgement; every transition they make, written without anyone waiting for it, reaches the
     /// database by itself, after the job's insert.

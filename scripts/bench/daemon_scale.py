@@ -8,7 +8,7 @@ engine, each judged by the route to its server (10.9.9.9, inside the namespace; 
 sent). Measured: each add's round trip, one client after another and from 8 clients at once
 (group commit); GET /v1/jobs?view=summary (p50/p99); the daemon's CPU time (utime+stime) over 3
 s after each of 6 path changes (d1's default route added, then removed), less the same window
-idle; its RSS and open descriptors; its CPU time per add (one client, all threads). The peer,
+idle, then over 4 more with one /v1/events client reading (and the job lines it got); its RSS and open descriptors; its CPU time per add (one client, all threads). The peer,
 in the same run and on the same file system: the floor of a durable add, the same row and
 history row inserted by Python's sqlite3 in one transaction each, with the daemon's schema and
 settings (WAL, synchronous=FULL, checkpoints on a second connection every 16 commits): no HTTP,
@@ -24,7 +24,7 @@ notBefore are released at once (--per-host 8, --max-running 16). Measured: from 
 renamed into place (its mtime) to every job shown `succeeded` by the API (polled every 50 ms).
 Target: <= 5 s.
 """
-import concurrent.futures, datetime, json, os, shutil, sqlite3, statistics, subprocess, threading, time
+import concurrent.futures, datetime, json, os, shutil, socket, sqlite3, statistics, subprocess, threading, time
 
 import bench_daemon as base
 
@@ -192,6 +192,47 @@ def path_changes(pid, rounds=6, window=3.0):
             "change_ms_median": statistics.median(max(0.0, value - floor) for value in changes)}
 
 
+class EventsReader:
+    """A /v1/events client that reads as fast as it can (as `reach queue watch` does) and counts
+    the job lines it got."""
+
+    def __init__(self, sock):
+        self.connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.connection.connect(sock)
+        self.connection.sendall(b"GET /v1/events HTTP/1.1\r\nHost: reach\r\n\r\n")
+        self.job_lines = 0
+        self.thread = threading.Thread(target=self.read, daemon=True)
+        self.thread.start()
+
+    def read(self):
+        while True:
+            try:
+                data = self.connection.recv(1 << 16)
+            except OSError:
+                return
+            if not data:
+                return
+            self.job_lines += data.count(b'"type":"job"')
+
+    def close(self):
+        self.connection.shutdown(socket.SHUT_RDWR)
+        self.connection.close()
+        self.thread.join(5)
+
+
+def watched_path_changes(pid, sock, rounds=4):
+    """path_changes with one event-stream client connected: what a path change costs while
+    somebody runs `reach queue watch` or `reach queue wait`."""
+    reader = EventsReader(sock)
+    time.sleep(1)
+    before = reader.job_lines
+    result = path_changes(pid, rounds=rounds)
+    time.sleep(1)
+    result["job_lines_per_change"] = (reader.job_lines - before) / rounds
+    reader.close()
+    return result
+
+
 SERVICE_DESCRIPTORS = 1024
 
 
@@ -236,6 +277,7 @@ def scale_scenario(args, work):
         api.close()
         step["list_summary"] = base.summary_ms(lists)
         step["path_change"] = path_changes(daemon.pid)
+        step["path_change_watched"] = watched_path_changes(daemon.pid, sock)
         step["rss_mib"] = rss_mib(daemon.pid)
         step["descriptors"] = open_descriptors(daemon.pid)
         results["sizes"].append(step)
@@ -301,6 +343,10 @@ def report_scale(r):
               f"{lists['p50_ms']:>9.1f} / {lists['p99_ms']:<9.1f} {change['change_ms_median']:>12.0f} (median) {step['rss_mib']:>8.1f}")
         print(f"         per change: {', '.join(f'{value:.0f}' for value in change['change_ms'])} ms over {change['window_s']:.0f} s windows"
               f" (idle floor {min(change['idle_ms_per_window']):.0f} ms)")
+        if "path_change_watched" in step:
+            watched = step["path_change_watched"]
+            print(f"         with one /v1/events client: {watched['change_ms_median']:.0f} ms per change (median; "
+                  f"{', '.join(f'{value:.0f}' for value in watched['change_ms'])}), {watched['job_lines_per_change']:.0f} job lines per change")
         if "descriptors" in step:
             print(f"         descriptors open: {step['descriptors']} (limit {SERVICE_DESCRIPTORS}, as systemd gives a service)")
         if "cpu_ms_per_add" in step:

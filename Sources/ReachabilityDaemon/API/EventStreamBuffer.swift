@@ -4,6 +4,10 @@ import Synchronization
 /// slowly that a line would take it past ``limit`` bytes waiting is dropped: it still gets what
 /// waits, then one final `{"type":"dropped",…}` line instead of that line, and the stream ends. So a client that never reads
 /// costs the daemon at most ``limit`` bytes, however busy the queue is.
+///
+/// The reader takes whatever waits at once (``next(upTo:)``), so a burst of lines (10,000 jobs
+/// re-judged by one path change) goes out in a few large writes: one write per line cost a
+/// trip to the connection's event loop each, most of a path change's CPU with one client.
 final class EventStreamBuffer: Sendable {
     /// The bytes a client may have waiting before it is dropped (about 2,000 job lines).
     static let defaultLimit = 2 << 20
@@ -14,6 +18,22 @@ final class EventStreamBuffer: Sendable {
         var bytes = 0
         var isClosed = false
         var waiter: CheckedContinuation<[UInt8]?, Never>?
+
+        /// Removes and joins waiting lines, the first always, the others while they fit.
+        mutating func take(upTo maxBytes: Int) -> [UInt8] {
+            var chunk = lines[head]
+            head += 1
+            while head < lines.count, chunk.count + lines[head].count <= maxBytes {
+                chunk += lines[head]
+                head += 1
+            }
+            bytes -= chunk.count
+            if head == lines.count {
+                lines = []
+                head = 0
+            }
+            return chunk
+        }
     }
 
     let limit: Int
@@ -60,21 +80,14 @@ final class EventStreamBuffer: Sendable {
         waiter?.resume(returning: nil)
     }
 
-    /// The next line; nil once the stream has ended and nothing waits, or the task is cancelled.
-    func next() async -> [UInt8]? {
+    /// What waits, whole lines in order, up to `maxBytes` (at least one line, however long);
+    /// waits for a line when none does. Nil once the stream has ended and nothing waits, or the
+    /// task is cancelled.
+    func next(upTo maxBytes: Int = EventStreamBuffer.defaultChunk) async -> [UInt8]? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[UInt8]?, Never>) in
                 let ready = state.withLock { state -> [UInt8]?? in
-                    if state.head < state.lines.count {
-                        let line = state.lines[state.head]
-                        state.head += 1
-                        state.bytes -= line.count
-                        if state.head == state.lines.count {
-                            state.lines = []
-                            state.head = 0
-                        }
-                        return .some(line)
-                    }
+                    if state.head < state.lines.count { return .some(state.take(upTo: maxBytes)) }
                     if state.isClosed || Task.isCancelled { return .some(nil) }
                     state.waiter = continuation
                     return nil
@@ -85,6 +98,9 @@ final class EventStreamBuffer: Sendable {
             close()
         }
     }
+
+    /// The most one ``next(upTo:)`` hands out by default: a few socket writes' worth.
+    static let defaultChunk = 64 * 1024
 
     /// Bytes waiting now.
     var waitingBytes: Int { state.withLock { $0.bytes } }

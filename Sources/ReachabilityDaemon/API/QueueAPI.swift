@@ -123,8 +123,9 @@ struct QueueAPI: Sendable {
         do { return Self.json(200, try body(id)) } catch { return Self.error(error) }
     }
 
-    /// Job changes and path changes as JSON lines, the current path first; bounded per client
-    /// (``EventStreamBuffer``): a client that falls too far behind gets a final `dropped` line.
+    /// Job changes and path changes as JSON lines, the current path first, in chunks of whole
+    /// lines; bounded per client (``EventStreamBuffer``): a client that falls too far behind gets
+    /// a final `dropped` line.
     private func events() -> AsyncStream<[UInt8]> {
         let buffer = EventStreamBuffer(limit: eventBufferLimit)
         let jobs = queue.events()
@@ -144,11 +145,11 @@ struct QueueAPI: Sendable {
             forwardPaths.cancel()
         }
         return AsyncStream(unfolding: {
-            guard let line = await buffer.next() else {
+            guard let chunk = await buffer.next() else {
                 stop()
                 return nil
             }
-            return line
+            return chunk
         }, onCancel: stop)
     }
 

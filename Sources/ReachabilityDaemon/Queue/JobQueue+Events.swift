@@ -110,8 +110,13 @@ extension JobQueue {
             let line = history ? QueueStore.HistoryEntry(at: now, state: entry.job.state.rawValue, reason: note ?? entry.job.reason?.message) : nil
             writer.enqueue(.save(entry.job, history: line))
         }
-        // Told under the lock too, so subscribers see one job's changes in order.
-        for subscriber in subscribers { subscriber.yield(entry.job) }
+        // Told under the lock too, so subscribers see one job's changes in order. Not a reason
+        // whose words alone changed, for the reason it is not written: the path line that moved
+        // them says what changed, and a watcher of 10,000 waiting jobs got 10,000 lines (and the
+        // daemon 200-450 ms of CPU encoding them) per path change.
+        if !wordsOnly || entry.job.network != before.network {
+            for subscriber in subscribers { subscriber.yield(entry.job) }
+        }
         return entry.job
     }
 
