@@ -196,10 +196,16 @@ struct JobQueueTests {
         let queue = try fixture.open()
         await queue.engine.shutdown()
         let job = try await queue.add(command("echo run >> \(fixture.file)"), workingDirectory: "/")
+        let download = try await queue.add(
+            QueueJobSpec(kind: .download, download: DownloadSpec(url: "http://127.0.0.1:9/f", destination: fixture.directory.path + "/f")),
+            workingDirectory: "/")
         for _ in 0..<1000 where queue.state.withLock({ $0.isTakeUpArmed }) { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!queue.state.withLock { $0.isTakeUpArmed }, "the take-up never ran")
         #expect(try queue.job(job.id).state == .pending)
+        // A run the engine refused is no attempt: not in memory, nor in the database.
+        #expect(try queue.job(download.id).attempts == 0)
         await queue.shutdown()
+        #expect(try QueueStore(directory: fixture.directory.path).all().first { $0.job.id == download.id }?.job.attempts == 0)
 
         let reopened = try fixture.open()
         _ = try await waitFor(reopened, job.id) { $0.state == .succeeded }

@@ -115,8 +115,11 @@ extension JobQueue {
         } catch {
             state.withLock { $0.entries[id]?.value.inEngine = false }
             // The daemon is stopping: its engine shut down after `schedule` looked. The job is
-            // left as it is, for the next start to take up; it did not fail.
-            if engine.hasShutDown { return }
+            // left as it was, for the next start to take up: it did not fail, nor did it run.
+            if engine.hasShutDown {
+                if spec.kind != .command { _ = change(id, history: false) { $0.attempts -= 1 } }
+                return
+            }
             fail(id, JobReason(code: error.kind.description, message: error.description))
         }
     }
