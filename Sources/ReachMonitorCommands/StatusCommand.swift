@@ -27,17 +27,25 @@ struct StatusCommand: AsyncParsableCommand {
         help: "Print the path the daemon judges its jobs by (its overrides, validation and data budgets), read from its path socket, as `reach queue path` does.")
     var fromDaemon = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --daemon: the daemon's control socket (default: REACH_SOCKET, else as `reach daemon`'s), as `reach queue --socket`.",
+            valueName: "PATH"))
+    var socket: String?
+
     @Option(name: .customLong("to"), help: ArgumentHelp("Answer for traffic to this host or address instead: interface, type and cost per address family.", valueName: "HOST"))
     var destination: String?
 
     func validate() throws {
         if fromDaemon && (destination != nil || explain) { throw ValidationError("--daemon prints the daemon's path: it takes --json, not --to or --explain") }
+        if socket != nil && !fromDaemon { throw ValidationError("--socket names the daemon's socket: it goes with --daemon") }
     }
 
     func run() async throws {
         if fromDaemon {
             // The daemon's client lives in reach-daemon (with the HTTP stack): this process is replaced.
-            ExternalCommand(argv: ["reach", "queue", "path"] + (json ? ["--json"] : [])).exec()
+            let connection = socket.map { ["--socket", $0] } ?? []
+            ExternalCommand(argv: ["reach", "queue", "path"] + connection + (json ? ["--json"] : [])).exec()
         }
         if let destination {
             try await runDestination(destination)

@@ -359,6 +359,14 @@ struct ReachDaemonTests {
         #expect(path["expensive"] as? Bool == true)
         #expect((path["primary"] as? [String: Any])?["name"] as? String == "wa")
 
+        // --socket names it instead, over REACH_SOCKET; alone it is a usage error.
+        let named = try reach(["status", "--daemon", "--socket", daemon.socket], in: namespaces.client, environment: ["REACH_SOCKET": "/nonexistent/reach.sock"])
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(named.stdout == status.stdout)
+        let alone = try reach(["status", "--socket", daemon.socket], in: namespaces.client)
+        #expect(alone.status == 64)
+        #expect(alone.stderr.contains("--socket names the daemon's socket: it goes with --daemon"), "\(alone.stderr)")
+
         #expect(daemon.stop() == 0)
         let gone = try reach(["status", "--daemon"], in: namespaces.client, environment: environment)
         #expect(gone.status == 69)
