@@ -59,7 +59,9 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("per-host"), help: "Transfers at once against one host (1-64).")
     var perHost = 2
 
-    @Option(name: .customLong("max-running"), help: "Transfers at once in all (1-256).")
+    @Option(
+        name: .customLong("max-running"),
+        help: "Transfers at once in all (1-256). The daemon raises its soft limit of open descriptors when they may need more.")
     var maxRunning = 8
 
     func validate() throws {

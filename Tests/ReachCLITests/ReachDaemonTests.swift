@@ -10,22 +10,25 @@ private final class DaemonUnderTest: @unchecked Sendable {
     let namespace: TestNamespace?
     let extraArguments: [String]
     let environment: [String]
+    /// A program that runs the daemon (`prlimit …`), before its binary.
+    let launcher: [String]
     private(set) var stream: ReachStream?
 
     var stateDirectory: String { files.path + "/state" }
     var socket: String { files.path + "/run/reach.sock" }
 
-    init(in namespace: TestNamespace?, arguments: [String] = [], environment: [String] = []) throws {
+    init(in namespace: TestNamespace?, arguments: [String] = [], environment: [String] = [], launcher: [String] = []) throws {
         files = try TemporaryDirectory()
         self.namespace = namespace
         extraArguments = arguments
         self.environment = environment
+        self.launcher = launcher
     }
 
     /// Starts it and waits until its socket answers.
     func start() async throws {
         let command = ["daemon", "--state-dir", stateDirectory, "--socket", socket] + extraArguments
-        stream = try ReachStream(environment + [reachBinary] + command, in: namespace, binary: "/usr/bin/env")
+        stream = try ReachStream(environment + launcher + [reachBinary] + command, in: namespace, binary: "/usr/bin/env")
         for _ in 0..<500 {
             if (try? queue(["list"]).status) == 0 { return }
             try await Task.sleep(for: .milliseconds(20))
@@ -371,6 +374,32 @@ struct ReachDaemonTests {
         let gone = try reach(["status", "--daemon"], in: namespaces.client, environment: environment)
         #expect(gone.status == 69)
         #expect(gone.stderr.contains(daemon.socket), "\(gone.stderr)")
+    }
+
+    /// Started with a soft limit of 512 descriptors and `--max-running 64` (which may need
+    /// about 1,600), the daemon raises its soft limit as far as that need; under a hard limit of
+    /// 900 it takes all 900. Its default settings leave the limit alone.
+    @Test func theDaemonRaisesItsDescriptorLimitAsFarAsItsSettingsNeed() async throws {
+        func softLimit(_ pid: Int32?) throws -> Int? {
+            let limits = try String(contentsOfFile: "/proc/\(try #require(pid))/limits", encoding: .utf8)
+            let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+            return line?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
+        }
+        let busy = try DaemonUnderTest(in: nil, arguments: ["--max-running", "64"], launcher: ["prlimit", "--nofile=512:8192"])
+        try await busy.start()
+        let raised = try #require(try softLimit(busy.pid))
+        #expect(raised > 64 * 16 && raised < 8192, "soft limit \(raised)")
+        #expect(busy.stop() == 0)
+
+        let capped = try DaemonUnderTest(in: nil, arguments: ["--max-running", "64"], launcher: ["prlimit", "--nofile=512:900"])
+        try await capped.start()
+        #expect(try softLimit(capped.pid) == 900)
+        #expect(capped.stop() == 0)
+
+        let plain = try DaemonUnderTest(in: nil, launcher: ["prlimit", "--nofile=512:8192"])
+        try await plain.start()
+        #expect(try softLimit(plain.pid) == 512)
+        #expect(plain.stop() == 0)
     }
 
     @Test func noDaemonMeansExit69NamingTheSocket() throws {

@@ -13,7 +13,8 @@ import UnixSignals
 /// API on a Unix socket (only this user and root served), Prometheus metrics from memory, and
 /// systemd's notify protocol (`READY=1` once the first path and the queue are loaded and the
 /// socket listens, `STATUS=`, `WATCHDOG=1`, `STOPPING=1`). SIGTERM or SIGINT stops it
-/// gracefully: running transfers are checkpointed and ``run()`` returns.
+/// gracefully: running transfers are checkpointed and ``run()`` returns. It raises its soft
+/// limit of open descriptors when its settings need more than it has (``DescriptorLimit``).
 public final class ReachDaemon: Sendable {
     /// What it runs with.
     public let configuration: DaemonConfiguration
@@ -38,6 +39,10 @@ public final class ReachDaemon: Sendable {
         // same jobs again.
         let lock = try StateDirectoryLock.acquire(in: configuration.stateDirectory)
         defer { lock.unlock() }
+        let listeners = 1 + (configuration.pathSocketPath == nil ? 0 : 1) + (configuration.metricsListen == nil ? 0 : 1)
+        let need = DescriptorLimit.need(
+            maxRunning: configuration.maxRunning, listeners: listeners, connectionsPerListener: ControlServer.Limits().maxConnections)
+        if let note = DescriptorLimit.apply(need: need) { logger.notice("\(note)") }
         let monitor = self.monitor
         let metrics = ReachMetrics(monitorStatistics: { monitor.statistics })
         let queue = try JobQueue(
