@@ -1,4 +1,4 @@
-public import ReachabilityCore
+import ReachabilityCore
 import Synchronization
 
 /// Runs validation for one run of a ``NetworkMonitor``: probes every uplink when its network is

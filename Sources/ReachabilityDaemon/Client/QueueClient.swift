@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import ReachabilityControl
 
 /// A client of `reach daemon`'s control API on its Unix socket: what `reach queue` uses, and

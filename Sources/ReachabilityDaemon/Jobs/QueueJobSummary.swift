@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ReachabilityTransfers
 
 /// A job as `GET /v1/jobs?view=summary` lists it: what a table of jobs shows, and no more.

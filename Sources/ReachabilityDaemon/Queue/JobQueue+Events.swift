@@ -113,7 +113,7 @@ extension JobQueue {
         // Told under the lock too, so subscribers see one job's changes in order. Not a reason
         // whose words alone changed, for the reason it is not written: the path line that moved
         // them says what changed, and a watcher of 10,000 waiting jobs got 10,000 lines (and the
-        // daemon 200-450 ms of CPU encoding them) per path change.
+        // daemon 245-640 ms of CPU encoding them) per path change.
         if !wordsOnly || entry.job.network != before.network {
             for subscriber in subscribers { subscriber.yield(entry.job) }
         }

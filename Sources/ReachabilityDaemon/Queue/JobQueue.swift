@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Reachability
 import ReachabilityCore
 public import ReachabilityTransfers

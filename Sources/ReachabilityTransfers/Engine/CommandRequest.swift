@@ -1,5 +1,5 @@
 import ReachabilityCore
-public import Reachability
+import Reachability
 
 /// A command for a ``TransferEngine`` to run as a job (the daemon's `run` jobs): gated by the
 /// job's policy like a transfer, in one of the engine's ``TransferEngine/Configuration/maxRunning``

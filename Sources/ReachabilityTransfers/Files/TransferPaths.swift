@@ -96,7 +96,7 @@ enum DestinationCheck {
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 256)
         while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(cString: line)
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             guard text.hasPrefix("Umask:") else { continue }
             let digits = text.dropFirst("Umask:".count).filter { ("0"..."7").contains($0) }
             return mode_t(digits, radix: 8).map { $0 & 0o777 } ?? 0o022

@@ -22,10 +22,11 @@ enum ErrorClassifier {
         .readTimeout, .writeTimeout, .deadlineExceeded, .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout,
         .socksHandshakeTimeout, .httpProxyHandshakeTimeout,
     ]
-    /// Answers that would be the same on every attempt.
+    /// Answers that would be the same on every attempt. (async-http-client no longer throws
+    /// `chunkedSpecifiedMultipleTimes`, `incompatibleHeaders` or `httpEndReceivedAfterHeadWith1xx`:
+    /// it corrects the headers, or reads the informational answer.)
     private static let protocolErrors: [HTTPClientError] = [
-        .redirectLimitReached, .redirectCycleDetected, .identityCodingIncorrectlyPresent, .chunkedSpecifiedMultipleTimes,
-        .incompatibleHeaders, .httpEndReceivedAfterHeadWith1xx, .traceRequestWithBody,
+        .redirectLimitReached, .redirectCycleDetected, .identityCodingIncorrectlyPresent, .traceRequestWithBody,
     ]
     private static let invalidURLs: [HTTPClientError] = [.invalidURL, .emptyHost, .emptyScheme]
     private static let proxyErrors: [HTTPClientError] = [.invalidProxyResponse, .proxyAuthenticationRequired]

@@ -1,5 +1,5 @@
 import ReachabilityCore
-public import AsyncHTTPClient
+import AsyncHTTPClient
 import Foundation
 
 /// Which proxy a URL goes through, from the variables curl and wget read: `http_proxy` (lower
