@@ -49,6 +49,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
         pathSocketPath = Self.pathSocket(besides: socketPath)
     }
 
+    /// The servers the daemon listens with: the control socket, and the path socket and the
+    /// TCP metrics address when set.
+    var listenerCount: Int { 1 + (pathSocketPath == nil ? 0 : 1) + (metricsListen == nil ? 0 : 1) }
+
     /// `path.sock` in the control socket's directory.
     public static func pathSocket(besides socketPath: String) -> String {
         directory(of: socketPath) + "/path.sock"

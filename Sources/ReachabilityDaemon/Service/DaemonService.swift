@@ -44,7 +44,6 @@ struct DaemonService: Service {
         // Each listener says when it is bound; jobs are taken up only once all are, so a
         // listener that cannot be set up stops the daemon before any job has run.
         let (bound, isBound) = AsyncStream.makeStream(of: Void.self)
-        let listeners = 1 + (configuration.metricsListen == nil ? 0 : 1) + (configuration.pathSocketPath == nil ? 0 : 1)
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -74,7 +73,7 @@ struct DaemonService: Service {
                         var count = 0
                         for await _ in bound {
                             count += 1
-                            if count == listeners { break }
+                            if count == configuration.listenerCount { break }
                         }
                         try Task.checkCancellation()
                         try queue.start()

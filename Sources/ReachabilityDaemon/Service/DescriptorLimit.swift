@@ -8,8 +8,7 @@ import ReachabilityTransfers
 /// settings: every running transfer may hold up to 16 connections, its file, its directory and
 /// its resume record; each listener up to ``ControlServer/Limits/maxConnections`` clients. With
 /// the defaults (8 transfers) it fits in 1,024 and nothing changes; `--max-running 256` needs
-/// about 5,600, and without this the 1,021st descriptor failed a transfer with "Too many open
-/// files". The soft limit is raised only as far as the need, so commands (which inherit it)
+/// about 5,600, past which a transfer would fail with "Too many open files". The soft limit is raised only as far as the need, so commands (which inherit it)
 /// keep the usual 1,024 unless the daemon's own settings call for more.
 struct DescriptorLimit: Sendable, Hashable {
     /// Descriptors the daemon holds whatever it runs: the database's three connections and

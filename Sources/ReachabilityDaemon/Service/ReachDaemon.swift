@@ -39,9 +39,9 @@ public final class ReachDaemon: Sendable {
         // same jobs again.
         let lock = try StateDirectoryLock.acquire(in: configuration.stateDirectory)
         defer { lock.unlock() }
-        let listeners = 1 + (configuration.pathSocketPath == nil ? 0 : 1) + (configuration.metricsListen == nil ? 0 : 1)
         let need = DescriptorLimit.need(
-            maxRunning: configuration.maxRunning, listeners: listeners, connectionsPerListener: ControlServer.Limits().maxConnections)
+            maxRunning: configuration.maxRunning, listeners: configuration.listenerCount,
+            connectionsPerListener: ControlServer.Limits().maxConnections)
         if let note = DescriptorLimit.apply(need: need) { logger.notice("\(note)") }
         let monitor = self.monitor
         let metrics = ReachMetrics(monitorStatistics: { monitor.statistics })
