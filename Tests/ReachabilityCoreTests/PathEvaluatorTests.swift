@@ -80,6 +80,20 @@ let evaluatorCases: [EvaluatorCase] = [
         snapshot: NetworkSnapshot(interfaces: [Link.wifi()], addresses: [v6(2, "fe80::2", scope: .link)], defaultRoutes: [route6(2)]),
         status: .unreachable, primary: nil, ipv4: false, ipv6: false),
     EvaluatorCase(
+        name: "a unique local IPv6 address (fd00::/8) alone does not reach the Internet",
+        snapshot: NetworkSnapshot(interfaces: [Link.wifi()], addresses: [v6(2, "fd12:3456:789a::2")], defaultRoutes: [route6(2)]),
+        status: .unreachable, primary: nil, ipv4: false, ipv6: false),
+    EvaluatorCase(
+        name: "IPv4 with only a ULA for IPv6 reaches the Internet over IPv4 only",
+        snapshot: NetworkSnapshot(
+            interfaces: [Link.wifi()], addresses: [v4(2), v6(2, "fc00::2")], defaultRoutes: [route4(2), route6(2)]),
+        status: .wifi, primary: "wlan0", ipv4: true, ipv6: false),
+    EvaluatorCase(
+        name: "a ULA beside a global IPv6 address leaves IPv6 reachable",
+        snapshot: NetworkSnapshot(
+            interfaces: [Link.wifi()], addresses: [v6(2, "fd00::2"), v6(2)], defaultRoutes: [route6(2)]),
+        status: .wifi, primary: "wlan0", ipv4: false, ipv6: true),
+    EvaluatorCase(
         name: "a tentative IPv6 address is not usable yet",
         snapshot: NetworkSnapshot(interfaces: [Link.wifi()], addresses: [v6(2, tentative: true)], defaultRoutes: [route6(2)]),
         status: .unreachable, primary: nil, ipv4: false, ipv6: false),
@@ -197,6 +211,34 @@ struct PathEvaluatorTests {
         #expect(wifi.evidence.first(where: \.isDecisive) == Evidence(signal: "DEVTYPE", value: "wlan", suggests: .wifi, isDecisive: true))
         let wired = try #require(path.interface(named: "eth0"))
         #expect(wired.isUp && !wired.isRunning)
+    }
+
+    @Test func aSecondAddressInTheSamePrefixKeepsTheIdentity() {
+        let routes = [route4(2), route6(2)]
+        let before = PathEvaluator().evaluate(
+            NetworkSnapshot(interfaces: [Link.wifi()], addresses: [v4(2, "192.0.2.10"), v6(2, "2001:db8::10")], defaultRoutes: routes))
+        // An IPv6 privacy address and a second IPv4 address, both in the prefixes already there.
+        let after = PathEvaluator().evaluate(
+            NetworkSnapshot(
+                interfaces: [Link.wifi()],
+                addresses: [v4(2, "192.0.2.10"), v4(2, "192.0.2.11"), v6(2, "2001:db8::10"), v6(2, "2001:db8::9c3e:51ff:fe00:1")],
+                defaultRoutes: routes))
+        #expect(before.identity.prefixes == ["192.0.2.0/24", "2001:db8::/64"])
+        #expect(after.identity == before.identity)
+        // A new prefix is a new network.
+        let moved = PathEvaluator().evaluate(
+            NetworkSnapshot(interfaces: [Link.wifi()], addresses: [v4(2, "192.0.2.10"), v6(2, "2001:db8:1::10")], defaultRoutes: routes))
+        #expect(moved.identity != before.identity)
+    }
+
+    @Test func uniqueLocalAddressesAreTold() {
+        #expect(InterfaceAddress(interfaceIndex: 1, family: .ipv6, address: "fd00::1", prefixLength: 64).isUniqueLocal)
+        #expect(InterfaceAddress(interfaceIndex: 1, family: .ipv6, address: "fc00::1", prefixLength: 64).isUniqueLocal)
+        #expect(!InterfaceAddress(interfaceIndex: 1, family: .ipv6, address: "fe80::1", prefixLength: 64).isUniqueLocal)
+        #expect(!InterfaceAddress(interfaceIndex: 1, family: .ipv6, address: "2001:db8::1", prefixLength: 64).isUniqueLocal)
+        #expect(!InterfaceAddress(interfaceIndex: 1, family: .ipv4, address: "10.0.0.1", prefixLength: 8).isUniqueLocal)
+        let ula = InterfaceAddress(interfaceIndex: 1, family: .ipv6, address: "fd00::1", prefixLength: 64)
+        #expect(ula.isUsableAsSource && !ula.isUsableForInternet)
     }
 
     @Test func evaluationIsDeterministicWhateverTheInputOrder() {

@@ -34,6 +34,19 @@ public struct InterfaceAddress: Sendable, Hashable {
     /// `address/prefix`, as `ip addr` prints it.
     public var cidr: String { "\(address)/\(prefixLength)" }
 
-    /// An address that traffic to the Internet can be sourced from.
-    public var isUsableForInternet: Bool { scope == .global && !isTentativeOrFailed }
+    /// An address that traffic beyond the link can be sourced from: global scope (the kernel
+    /// gives unique local IPv6 addresses that scope too), duplicate address detection done.
+    public var isUsableAsSource: Bool { scope == .global && !isTentativeOrFailed }
+
+    /// A unique local IPv6 address (`fc00::/7`, RFC 4193): routable inside a site, never on the
+    /// Internet.
+    public var isUniqueLocal: Bool {
+        guard family == .ipv6, let first = IPPrefix.ipv6Bytes(address)?.first else { return false }
+        return first & 0xFE == 0xFC
+    }
+
+    /// An address that traffic to the Internet can be sourced from: usable as a source and not
+    /// unique local (as Android and Chromium judge IPv6: a host with only `fd00::/8` has no
+    /// Internet IPv6).
+    public var isUsableForInternet: Bool { isUsableAsSource && !isUniqueLocal }
 }

@@ -56,9 +56,12 @@ public struct PathEvaluator: Sendable {
         }
 
         let gateways = [(ipv4, egress4), (ipv6, egress6)].compactMap { reachable, egress in reachable ? egress?.gateway : nil }
-        let prefixes = view.addresses[primary.index, default: []].filter(\.isUsableForInternet).compactMap {
+        // One entry per prefix, not per address: a second address in a prefix (an IPv6 privacy
+        // address, added daily) is the same network.
+        var seenPrefixes: Set<String> = []
+        let prefixes = view.addresses[primary.index, default: []].filter(\.isUsableAsSource).compactMap {
             IPPrefix.network(of: $0.address, prefixLength: $0.prefixLength, family: $0.family)
-        }
+        }.filter { seenPrefixes.insert($0).inserted }
         // The Wi-Fi network's name is part of where the path leads (of the underlay, under a
         // VPN); its BSSID is not: a roam between access points of one SSID is the same network.
         let ssid = (underlay.flatMap(view.facts) ?? primaryFacts).wifi?.association?.ssid
@@ -76,7 +79,7 @@ public struct PathEvaluator: Sendable {
     static func unroutedConnectivity(_ snapshot: NetworkSnapshot, _ view: SnapshotView) -> Connectivity {
         let hasLocalNetwork = snapshot.interfaces.contains { facts in
             view.type(facts.index) != .loopback && facts.canCarryTraffic
-                && view.addresses[facts.index, default: []].contains(where: \.isUsableForInternet)
+                && view.addresses[facts.index, default: []].contains(where: \.isUsableAsSource)
         }
         return hasLocalNetwork ? .local : .none
     }
