@@ -15,7 +15,8 @@ struct UploadCommand: AsyncParsableCommand {
             FIELD=@FILE). A server that speaks tus 1.0 (asked with OPTIONS) gets a resumable \
             upload instead of the PUT: pausing, a kill or a crash leaves a resume record in \
             --state-dir, and the same command continues from the server's offset, sending no \
-            byte twice. The upload waits while the path does not allow it and pauses the moment \
+            byte twice (--no-tus sends the PUT without asking; a server that answers OPTIONS with 405 or \
+            501 gets the PUT at once). The upload waits while the path does not allow it and pauses the moment \
             it stops allowing it (--max-cellular, --no-cellular, --no-expensive). \
             user:password@ in the URL is sent as HTTP Basic and never printed. Exit codes: 0 \
             uploaded, 1 failed (network, HTTP status), 64 bad usage (a FILE that is missing, \
@@ -32,6 +33,9 @@ struct UploadCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Send multipart/form-data with the file in this form field.", valueName: "FIELD"))
     var form: String?
+
+    @Flag(name: .customLong("no-tus"), help: "Send a plain PUT (or the --form POST) without asking the server for tus first.")
+    var noTus = false
 
     @Option(name: .customShort("H"), help: ArgumentHelp("Extra request header 'Name: value'. Repeatable.", valueName: "HEADER"))
     var headers: [String] = []
@@ -87,7 +91,7 @@ struct UploadCommand: AsyncParsableCommand {
         let request: UploadRequest
         do {
             request = UploadRequest(
-                file: file, url: url, mode: form.map { .form(field: $0) } ?? .automatic, headers: try parsedHeaders(), caFile: caFile,
+                file: file, url: url, mode: form.map { .form(field: $0) } ?? (noTus ? .put : .automatic), headers: try parsedHeaders(), caFile: caFile,
                 stateDirectory: try stateDirectory())
         } catch {
             throw failure(error)

@@ -102,6 +102,24 @@ public final class UploadTestServer: Sendable {
             accessLog: scratch + "/requests.log")
     }
 
+    /// A plain PUT server (`scripts/testservers/put_only.py`, standard library only) that
+    /// answers `OPTIONS` with `options` (501 as Python's http.server does, or 405).
+    /// ``requests()`` lists `METHOD PATH STATUS` per request.
+    public static func putOnly(options: Int = 501) throws -> UploadTestServer {
+        guard let root = packageRoot else { throw missing("the package's scripts/testservers") }
+        let scratch = try makeScratch("put-only")
+        let files = scratch + "/received"
+        try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
+        let arguments = [
+            "/usr/bin/python3", "-u", root + "/scripts/testservers/put_only.py", files, scratch + "/requests.log", "--options", String(options),
+        ]
+        let (process, line) = try launch(arguments, in: nil, scratch: scratch) { $0.hasPrefix("listening on ") }
+        guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else { throw failure("put-only server said '\(line)'", scratch) }
+        return UploadTestServer(
+            directory: files, port: port, url: "http://127.0.0.1:\(port)/", scratch: scratch, process: process,
+            accessLog: scratch + "/requests.log")
+    }
+
     /// uploadserver on a kernel-chosen port; `credentials` (`user:password`) makes uploads
     /// require HTTP Basic.
     public static func multipart(in namespace: TestNamespace? = nil, credentials: String? = nil) throws -> UploadTestServer {

@@ -62,6 +62,22 @@ struct UploadDecisionTests {
     }
 
     @Test(arguments: [
+        (204, "1.0.0", TusProtocol.Detection.tus),
+        (200, nil, .plain),
+        (404, nil, .plain),
+        // What a server without OPTIONS answers (Python's http.server: 501): no tus, no retries.
+        (501, nil, .plain),
+        (405, nil, .plain),
+        (405, "1.0.0", .plain),
+        (503, nil, .retry),
+        (500, nil, .retry),
+        (429, nil, .retry),
+    ] as [(Int, String?, TusProtocol.Detection)])
+    func detectionTakesNotImplementedAsNoTus(_ status: Int, _ version: String?, _ expected: TusProtocol.Detection) {
+        #expect(TusProtocol.detection(status: status, tusResumable: version, tusVersion: version) == expected)
+    }
+
+    @Test(arguments: [
         (200, UploadStatus.Decision.success), (201, .success), (204, .success),
         (301, .fail), (307, .fail), (400, .fail), (401, .fail), (404, .fail), (413, .fail),
         (408, .retry), (429, .retry), (500, .retry), (502, .retry), (503, .retry),

@@ -48,6 +48,23 @@ struct PlainUploadTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: files.stateDirectory).isEmpty)
     }
 
+    /// Python's http.server answers OPTIONS with 501, others with 405: both mean "no tus", so
+    /// the PUT goes at once (it was retried five times and failed without a PUT).
+    @Test(arguments: [501, 405]) func aServerWithoutOptionsGetsThePutAtOnce(_ options: Int) async throws {
+        let server = try UploadTestServer.putOnly(options: options)
+        defer { server.stop() }
+        let files = try UploadFiles(size: 200_000)
+        defer { files.remove() }
+        let result = try await withUploader { uploader in
+            try await uploader.upload(UploadRequest(file: files.file, url: server.url + "plain.bin", stateDirectory: files.stateDirectory))
+        }
+        #expect(result.status == 201)
+        #expect(!result.resumable)
+        #expect(try sha256sum(server.directory + "/plain.bin") == files.sha256)
+        let logged = try await server.requests(atLeast: 2)
+        #expect(logged == ["OPTIONS /plain.bin \(options)", "PUT /plain.bin 201"])
+    }
+
     @Test(.enabled(if: apacheReady)) func httpsNeedsTheCAFileToBeTrusted() async throws {
         let server = try UploadTestServer.dav(tls: true)
         defer { server.stop() }

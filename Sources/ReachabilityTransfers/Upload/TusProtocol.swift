@@ -29,6 +29,24 @@ enum TusProtocol {
         return versions.contains(version)
     }
 
+    /// What an `OPTIONS` answer means for detection.
+    enum Detection: Sendable, Hashable {
+        /// The server speaks tus 1.0.
+        case tus
+        /// It does not: send the file plainly.
+        case plain
+        /// A failure that may pass (`503`, `429`): ask again.
+        case retry
+    }
+
+    /// `501 Not Implemented` and `405 Method Not Allowed` say "no OPTIONS here" (Python's
+    /// `http.server`, many plain servers): no tus, not a failure to retry.
+    static func detection(status: Int, tusResumable: String?, tusVersion: String?) -> Detection {
+        if status == 501 || status == 405 { return .plain }
+        if UploadStatus.isRetryable(status) { return .retry }
+        return speaksTus(status: status, tusResumable: tusResumable, tusVersion: tusVersion) ? .tus : .plain
+    }
+
     /// `Upload-Offset` / `Upload-Length`: a non-negative decimal integer, nothing else.
     static func parseOffset(_ value: String?) -> Int64? {
         guard let text = value?.trimmingCharacters(in: .whitespaces), !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })

@@ -74,12 +74,15 @@ struct TusRun {
             var request = context.httpRequest(target.url, method: .OPTIONS)
             request.headers.replaceOrAdd(name: "Tus-Resumable", value: TusProtocol.version)
             switch await context.exchange.send(request, activity: ActivityClock()) {
-            case .answered(let answer) where UploadStatus.isRetryable(answer.status):
-                try await retry(httpFailure(answer))
             case .answered(let answer):
-                return TusProtocol.speaksTus(
+                let detection = TusProtocol.detection(
                     status: answer.status, tusResumable: answer.headers.first(name: "tus-resumable"),
                     tusVersion: answer.headers.first(name: "tus-version"))
+                switch detection {
+                case .tus: return true
+                case .plain: return false
+                case .retry: try await retry(httpFailure(answer))
+                }
             case .failed(let failure):
                 try await retry(failure)
             case .cancelled:
