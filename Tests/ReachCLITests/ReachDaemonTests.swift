@@ -301,6 +301,48 @@ struct ReachDaemonTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// A restarted daemon answers "not yet" (503 `starting`, `Retry-After`) until its queue is
+    /// loaded, never an empty list or a 404 for a stored job: 10,000 stored jobs, asked for from
+    /// the first connection the new daemon accepts (before: `{"jobs":[]}` and 404 for ~0.3 s).
+    /// `reach queue show` started at the same moment waits and shows the job.
+    @Test func aRestartedDaemonNeverAnswersFromAQueueItHasNotLoaded() async throws {
+        let count = 10_000
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--override", "lo=wired"])
+        try await daemon.start()
+        // Held until 2030: nothing runs, every job stays pending.
+        let body = #"{"workingDirectory":"/","job":{"kind":"download","notBefore":"2030-01-01T00:00:00Z","download":"#
+            + #"{"url":"http://127.0.0.1:9/f.bin","destination":"\#(daemon.files.path)/f.bin"}}}"#
+        let added = try shell("curl -sf --unix-socket \(daemon.socket) -H 'Content-Type: application/json' -d '\(body)' http://localhost/v1/jobs")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(daemon.stop() == 0)
+        // 9,999 copies of the stored job, straight into the database the daemon left.
+        let copied = try shell(
+            """
+            python3 -c "import sqlite3; db = sqlite3.connect('\(daemon.stateDirectory)/queue.sqlite'); \
+            db.execute('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count - 1)) \
+            INSERT INTO job (spec, hasSecrets, state, createdAt, updatedAt) SELECT spec, hasSecrets, state, createdAt, updatedAt FROM job, n WHERE job.id = 1'); \
+            db.commit(); print(db.execute('SELECT count(*) FROM job').fetchone()[0])"
+            """)
+        #expect(copied.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(count), "\(copied.stderr)")
+        let hammer = try SpawnedProcess(
+            ["/usr/bin/python3", "-u", try #require(UploadTestServer.packageRoot) + "/scripts/testservers/restart_hammer.py", daemon.socket, String(count)],
+            output: daemon.files.path + "/hammer.json")
+        let show = try SpawnedProcess(
+            ["/usr/bin/env", "bash", "-c", "until [ -S \(daemon.socket) ]; do sleep 0.001; done; exec \(reachBinary) queue --socket \(daemon.socket) show 1 --json"],
+            output: daemon.files.path + "/show.json")
+        try await daemon.start()
+        for _ in 0..<3000 where hammer.isRunning || show.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: daemon.files.path + "/hammer.json"))) as? [String: Any])
+        #expect(report["wrongCount"] as? Int == 0, "\(report)")
+        let counts = report["counts"] as? [String: [String: Int]] ?? [:]
+        #expect(counts["list"]?["200"] ?? 0 >= 5 && counts["job"]?["200"] ?? 0 >= 5, "\(report)")
+        let shown = try Data(contentsOf: URL(fileURLWithPath: daemon.files.path + "/show.json"))
+        let job = (try? JSONSerialization.jsonObject(with: shown) as? [String: Any])?["job"] as? [String: Any]
+        #expect(job?["id"] as? Int == 1, "\(String(decoding: shown.prefix(400), as: UTF8.self))")
+        #expect(daemon.stop() == 0)
+    }
+
     /// A path that is another file for the daemon than for the client (systemd's
     /// `PrivateTmp=yes`; here a tmpfs mounted in the client's own mount namespace) is refused
     /// when the job is added, saying why, instead of failing later with "cannot run '/bin/sh'".

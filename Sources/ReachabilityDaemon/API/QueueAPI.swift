@@ -32,6 +32,7 @@ struct QueueAPI: Sendable {
             return .text(status: 200, metrics.render(), contentType: ReachMetrics.contentType)
         }
         if let answer = await pathAPI.handle(request) { return answer }
+        if parts.count >= 2, parts[0] == "v1", Self.needsTheQueue.contains(parts[1]), !queue.isLoaded { return Self.starting() }
         if let budgetAPI, let answer = await budgetAPI.handle(request) { return answer }
         guard parts.first == "v1", parts.count >= 2 else { return Self.notFound(request) }
         switch parts[1] {
@@ -53,6 +54,20 @@ struct QueueAPI: Sendable {
         default:
             return Self.notFound(request)
         }
+    }
+
+    /// The endpoints whose answers depend on the stored jobs (a budget's hold is judged on
+    /// them too): not served until the queue has loaded.
+    private static let needsTheQueue: Set<String> = ["jobs", "budgets", "events"]
+
+    /// How long a client is asked to wait while the queue loads (whole seconds, RFC 9110).
+    static let startingRetryAfter = 1
+
+    /// 503 while the queue loads: an empty list or a 404 for a stored job would be wrong.
+    static func starting() -> ControlResponse {
+        var response = failure(503, "starting", "the daemon is loading its queue; ask again shortly")
+        response.headers.append(("Retry-After", String(startingRetryAfter)))
+        return response
     }
 
     /// The actions under `/v1/jobs/{id}/`.

@@ -80,13 +80,14 @@ public final class QueueClient: Sendable {
     /// reads too slowly is dropped by the daemon: the stream then throws a ``QueueClientError``
     /// with code `slowClient` (subscribe again and list the jobs to catch up).
     public func events() -> AsyncThrowingStream<QueueEvent, any Error> {
+        let control = self.control
         let lines = control.lines(path: "/v1/events")
         let socketPath = self.socketPath
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    for try await line in lines {
-                        guard let event = QueueEvent(line: line) else { continue }
+                    try await Self.waitWhileStarting(lines: lines, retry: { control.lines(path: "/v1/events") }) { line in
+                        guard let event = QueueEvent(line: line) else { return }
                         if let message = event.droppedMessage {
                             throw QueueClientError(dropped: message, socketPath: socketPath)
                         }
@@ -102,6 +103,24 @@ public final class QueueClient: Sendable {
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Reads `lines` into `handle`; while the daemon answers 503 before the first line (its
+    /// queue loading), opens the stream again with `retry`, as ``send(_:_:body:)`` asks again.
+    private static func waitWhileStarting(
+        lines first: ControlClient.ResponseLines, retry: () -> ControlClient.ResponseLines, _ handle: ([UInt8]) throws -> Void
+    ) async throws {
+        let deadline = ContinuousClock.now + startingPatience
+        var lines = first
+        while true {
+            do {
+                for try await line in lines { try handle(line) }
+                return
+            } catch let error as ControlClientError where error.status == 503 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: startingPoll)
+                lines = retry()
+            }
         }
     }
 
@@ -138,14 +157,33 @@ public final class QueueClient: Sendable {
         }
     }
 
+    /// One exchange; while the daemon answers that it is still loading its queue (503
+    /// `starting`, for a moment after a restart), asked again every ``startingPoll``, for at
+    /// most ``startingPatience``: a job that exists must not look missing to a script.
     private func send(_ method: String, _ path: String, body: [UInt8] = []) async throws(QueueClientError) -> (Int, [UInt8]) {
-        do {
-            let headers = body.isEmpty ? [] : [("Content-Type", "application/json")]
-            let answer = try await control.send(method: method, path: path, body: body, headers: headers)
-            return (answer.status, answer.body)
-        } catch {
-            throw QueueClientError(error)
+        let deadline = ContinuousClock.now + Self.startingPatience
+        while true {
+            let answer: (status: Int, body: [UInt8])
+            do {
+                let headers = body.isEmpty ? [] : [("Content-Type", "application/json")]
+                answer = try await control.send(method: method, path: path, body: body, headers: headers)
+            } catch {
+                throw QueueClientError(error)
+            }
+            guard Self.isStarting(status: answer.status, body: answer.body), ContinuousClock.now < deadline else { return (answer.status, answer.body) }
+            do { try await Task.sleep(for: Self.startingPoll) } catch { return (answer.status, answer.body) }
         }
+    }
+
+    /// How long a call waits for a daemon that is loading its queue.
+    static let startingPatience = Duration.seconds(60)
+    /// How often it asks again meanwhile (the daemon's `Retry-After` is a whole second, the
+    /// load usually a fraction of one).
+    static let startingPoll = Duration.milliseconds(50)
+
+    /// A 503 whose code is `starting`: the daemon's queue is not loaded yet.
+    static func isStarting(status: Int, body: [UInt8]) -> Bool {
+        status == 503 && (try? QueueJSON.decode(QueueErrorBody.self, from: Data(body)))?.error.code == "starting"
     }
 
     private func encode<T: Encodable>(_ value: T) throws(QueueClientError) -> [UInt8] {

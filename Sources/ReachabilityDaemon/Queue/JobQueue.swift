@@ -53,6 +53,9 @@ public final class JobQueue: Sendable {
         /// Added jobs the engine has not taken up yet (``takeUp(_:)``).
         var newJobs: [Int64] = []
         var isTakeUpArmed = false
+        /// ``start()`` has put every stored job in ``entries``: until then a list or a look-up
+        /// would answer from an empty or partial queue.
+        var isLoaded = false
     }
 
     /// The queue's settings.
@@ -116,7 +119,12 @@ public final class JobQueue: Sendable {
         }
         state.withLock { $0.consumer = consumer }
         for item in stored { restore(item) }
+        state.withLock { $0.isLoaded = true }
     }
+
+    /// Whether ``start()`` has loaded every stored job. Before that the queue cannot say
+    /// truthfully which jobs exist: the control API answers 503 (`starting`, `Retry-After`).
+    public var isLoaded: Bool { state.withLock { $0.isLoaded } }
 
     // MARK: Jobs
 
