@@ -57,10 +57,14 @@ public final class Download: Sendable {
     ///   - admit: asked, once a response tells where the body starts and (when it does) how
     ///     many bytes remain, before the first byte is written: false ends the run with
     ///     `byteLimitReached`. How a transfer whose size is learned only now is judged again.
+    ///   - uplink: the interface the run was judged on (``GateRun/network``'s interface name),
+    ///     nil for whatever route the kernel picks. Connections are pooled per uplink, and a
+    ///     host asked for over another uplink than before gets none of the old ones: a
+    ///     keep-alive connection never carries a run over a route it was not judged on.
     ///   - progress: called from the running task, at most about every 50 ms or 4 MiB, and
     ///     before each wait between attempts (with the wait and its cause).
     public func run(
-        byteLimit: Int64? = nil, admit: (@Sendable (_ remaining: Int64?) async -> Bool)? = nil,
+        byteLimit: Int64? = nil, admit: (@Sendable (_ remaining: Int64?) async -> Bool)? = nil, uplink: String? = nil,
         progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) async throws(TransferError) -> DownloadResult {
         do throws(FileError) {
@@ -76,7 +80,16 @@ public final class Download: Sendable {
         guard var current = taken else {
             throw TransferError(.io, url: url.redacted, path: request.destination, detail: "this download is already running")
         }
-        var run = DownloadRun(download: self, state: current, byteLimit: byteLimit, admit: admit, progress: progress)
+        let lease: HTTPClients.Lease
+        do {
+            lease = try downloader.clients.lease(for: url, uplink: uplink)
+        } catch {
+            state.withLock { $0.running = false }
+            directory.park()
+            throw error
+        }
+        defer { lease.release() }
+        var run = DownloadRun(download: self, client: lease.client, state: current, byteLimit: byteLimit, admit: admit, progress: progress)
         let outcome: Result<DownloadResult, TransferError>
         do {
             outcome = .success(try await run.execute())

@@ -50,6 +50,8 @@ struct AttemptReport: Sendable {
 /// read timeout (the one read-timeout mechanism: head and body alike).
 struct DownloadAttempt: Sendable {
     let download: Download
+    /// The run's client (its uplink's pool).
+    let client: HTTPClient
     let plan: ResumePlanner.Plan
     /// For a download that may use several connections: ask for this many bytes only, so that
     /// a server serving ranges tells the size and the rest can be split (see `splitOff`).
@@ -104,7 +106,6 @@ struct DownloadAttempt: Sendable {
         activity.touch()
         let response: HTTPClientResponse
         do {
-            let client = try download.downloader.clients.client(for: url)
             response = try await client.execute(httpRequest, timeout: .nanoseconds(Int64(download.request.readTimeout.nanoseconds)))
         } catch let error as TransferError {
             return AttemptReport(outcome: .fatal(error))

@@ -1,9 +1,13 @@
 import ReachabilityCore
+import AsyncHTTPClient
 import Foundation
 
 /// One run of a ``Download``: the attempt loop, its retry budget and its bookkeeping.
 struct DownloadRun {
     let download: Download
+    /// The client of the run's uplink (``HTTPClients/lease(for:uplink:)``): every request of
+    /// the run, segments included, goes through its pool.
+    let client: HTTPClient
     var state: DownloadState
     let byteLimit: Int64?
     let admit: (@Sendable (Int64?) async -> Bool)?
@@ -14,10 +18,11 @@ struct DownloadRun {
     var segmentsRefused = false
 
     init(
-        download: Download, state: DownloadState, byteLimit: Int64?, admit: (@Sendable (Int64?) async -> Bool)?,
+        download: Download, client: HTTPClient, state: DownloadState, byteLimit: Int64?, admit: (@Sendable (Int64?) async -> Bool)?,
         progress: @escaping @Sendable (DownloadProgress) -> Void
     ) {
         self.download = download
+        self.client = client
         self.state = state
         self.byteLimit = byteLimit
         self.admit = admit
@@ -136,7 +141,7 @@ struct DownloadRun {
             countRestart()
         }
         var report = await DownloadAttempt(
-            download: download, plan: plan, opening: openingLength, metadata: state.metadata, part: state.part,
+            download: download, client: client, plan: plan, opening: openingLength, metadata: state.metadata, part: state.part,
             byteLimit: byteLimit.map { max(0, $0 - receivedThisRun) }, admit: admit,
             base: ProgressBase(receivedThisRun: receivedThisRun, refetched: state.refetched, attempt: state.attempts),
             progress: progress

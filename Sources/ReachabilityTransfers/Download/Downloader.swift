@@ -118,7 +118,9 @@ public final class Downloader: Sendable {
     ) async throws(TransferError) -> RemoteResource {
         guard let target = TransferURL(url) else { throw TransferError(.invalidURL, url: Self.shown(url)) }
         let tls = try HTTPClients.tlsConfiguration(caFile: caFile, url: target)
-        let client = try clients.client(for: target)
+        let lease = try clients.lease(for: target, uplink: nil)
+        defer { lease.release() }
+        let client = lease.client
         var head = RequestBuilder.request(target, headers: headers, tls: tls)
         head.method = .HEAD
         let response: HTTPClientResponse

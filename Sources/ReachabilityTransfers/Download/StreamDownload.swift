@@ -16,7 +16,9 @@ extension Downloader {
     ) async throws(TransferError) -> Int64 {
         guard let target = TransferURL(url) else { throw TransferError(.invalidURL, url: Self.shown(url)) }
         let tls = try HTTPClients.tlsConfiguration(caFile: caFile, url: target)
-        let client = try clients.client(for: target)
+        let lease = try clients.lease(for: target, uplink: nil)
+        defer { lease.release() }
+        let client = lease.client
         var written: Int64 = 0
         var validator: String?
         var failures = 0

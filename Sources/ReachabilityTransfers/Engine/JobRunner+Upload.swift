@@ -23,7 +23,7 @@ extension JobRunner {
         return try await withThrowingTaskGroup(of: UploadResult??.self) { group in
             group.addTask { [self] in
                 defer { signal.finish() }
-                return .some(try await uploader.upload(request) { progress in
+                return .some(try await uploader.upload(request, uplink: run.network.interface?.name) { progress in
                     self.account(progress, on: run.network)
                     if let budget, progress.bytesSentThisRun >= budget { signal.yield() }
                 })

@@ -105,6 +105,9 @@ final class JobRunner: Sendable {
                     self.counters.withLock { $0.remaining = remaining }
                     return await run.rejudge(self.transfer(updating: run.transfer))
                 },
+                // The run's connections are those of the uplink it was judged on (none pooled
+                // over a route the job's policy may not allow).
+                uplink: run.network.interface?.name,
                 progress: { [weak self] progress in self?.account(progress, on: run.network) }
             )
             return .success(result)

@@ -31,7 +31,7 @@ extension DownloadRun {
             budget: byteLimit.map { ByteBudget($0 - receivedThisRun) }, retryWaited: state.retryWaited
         )
         let transfer = SegmentedTransfer(
-            context: SegmentContext(download: download, part: part, metadata: metadata, board: board), handoff: handoff, admit: admit,
+            context: SegmentContext(download: download, client: client, part: part, metadata: metadata, board: board), handoff: handoff, admit: admit,
             base: ProgressBase(receivedThisRun: receivedThisRun, refetched: state.refetched, attempt: state.attempts), progress: progress
         )
         let result = await transfer.run()

@@ -7,6 +7,8 @@ import NIOHTTP1
 /// What every connection of a segmented run works with.
 struct SegmentContext: Sendable {
     let download: Download
+    /// The run's client (its uplink's pool).
+    let client: HTTPClient
     let part: PartFile
     /// The sidecar as the run began: the resource's size and validators.
     let metadata: PartialDownload
@@ -63,8 +65,7 @@ struct SegmentFetch: Sendable {
         if let validator { request.headers.replaceOrAdd(name: "If-Range", value: validator) }
         let response: HTTPClientResponse
         do {
-            let client = try download.downloader.clients.client(for: url)
-            response = try await client.execute(request, timeout: .nanoseconds(Int64(download.request.readTimeout.nanoseconds)))
+            response = try await context.client.execute(request, timeout: .nanoseconds(Int64(download.request.readTimeout.nanoseconds)))
         } catch let error as TransferError {
             return SegmentFetchResult(outcome: .fatal(error))
         } catch {

@@ -68,14 +68,19 @@ public final class Uploader: Sendable {
     ///
     /// - Parameters:
     ///   - request: the file, the URL and how to send it.
+    ///   - uplink: the interface the upload was judged on (nil: whatever route the kernel
+    ///     picks); connections are pooled per uplink, as ``Download/run(byteLimit:admit:uplink:progress:)`` says.
     ///   - progress: called from the uploading tasks, at most about every 50 ms, and once before
     ///     each wait between attempts (with ``UploadProgress/retryingAfter``).
     /// - Throws: ``TransferError``; `invalidURL`, and `io` for a file that is missing,
     ///   unreadable or not a regular file, before any traffic.
     public func upload(
-        _ request: UploadRequest, progress: @escaping @Sendable (UploadProgress) -> Void = { _ in }
+        _ request: UploadRequest, uplink: String? = nil, progress: @escaping @Sendable (UploadProgress) -> Void = { _ in }
     ) async throws(TransferError) -> UploadResult {
-        let context = try prepare(request, progress: progress)
+        let target = try Self.validTarget(request)
+        let lease = try clients.lease(for: target.transferURL, uplink: uplink)
+        defer { lease.release() }
+        let context = try prepare(request, target: target, client: lease.client, progress: progress)
         let claimed = active.withLock { $0.insert(context.key).inserted }
         guard claimed else {
             throw TransferError(.io, url: context.target.redacted, path: request.file, detail: "this file is already being uploaded to this URL")
@@ -104,15 +109,16 @@ public final class Uploader: Sendable {
         return UploadEstimate(size: size, remaining: size - min(max(record.offset, 0), size))
     }
 
-    private func prepare(_ request: UploadRequest, progress: @escaping @Sendable (UploadProgress) -> Void) throws(TransferError) -> UploadContext {
-        let target = try Self.validTarget(request)
+    private func prepare(
+        _ request: UploadRequest, target: UploadTarget, client: HTTPClient, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) throws(TransferError) -> UploadContext {
         let source = try Self.openSource(request, target: target)
         let tls = try HTTPClients.tlsConfiguration(caFile: request.caFile, url: target.transferURL)
         let file = UploadSource.absolutePath(request.file)
         return UploadContext(
             uploader: self, request: request, target: target, source: source, absolutePath: file,
             key: ResumeStore.key(file: file, url: target.storageKey),
-            exchange: UploadExchange(client: try clients.client(for: target.transferURL), readTimeout: request.readTimeout, url: target.transferURL, path: request.file),
+            exchange: UploadExchange(client: client, readTimeout: request.readTimeout, url: target.transferURL, path: request.file),
             tls: tls, progress: progress
         )
     }
