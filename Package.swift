@@ -237,6 +237,7 @@ let package = Package(
                 "ReachabilityDaemon",
                 "ReachabilityValidation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import ReachCommands
 import Reachability
 import ReachabilityCore
@@ -64,7 +65,15 @@ struct DaemonCommand: AsyncParsableCommand {
         help: "Transfers at once in all (1-256). The daemon raises its soft limit of open descriptors when they may need more.")
     var maxRunning = 8
 
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "The least severe messages logged: trace, debug, info (adds retries, successes and path changes), notice, warning (job failures), error or critical (default: REACH_LOG_LEVEL, else notice).",
+            valueName: "LEVEL"))
+    var logLevel: String?
+
     func validate() throws {
+        _ = try LogLevelOption.parse(option: logLevel, environment: ProcessInfo.processInfo.environment)
         try OptionChecks.check(perHost, option: "--per-host", in: 1...64, unit: "transfers")
         try OptionChecks.check(maxRunning, option: "--max-running", in: 1...256, unit: "transfers")
         try OptionChecks.check(countInterval, option: "--count-interval", in: 1...3600, unit: "seconds")
@@ -98,6 +107,7 @@ struct DaemonCommand: AsyncParsableCommand {
         configuration.maxRunning = maxRunning
         configuration.countInterval = .seconds(countInterval)
         configuration.configuredBudgets = budgets
+        configuration.logLevel = try LogLevelOption.parse(option: logLevel, environment: ProcessInfo.processInfo.environment)
         do {
             try await ReachDaemon(configuration: configuration, monitor: monitor).run()
         } catch {
@@ -117,5 +127,17 @@ enum MetricsAddress {
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { throw ValidationError("--metrics-listen: no host in '\(text)' (127.0.0.1:9850 listens on loopback)") }
         return (host, port)
+    }
+}
+
+/// `--log-level`, else `REACH_LOG_LEVEL`, else `notice`: swift-log's level names.
+enum LogLevelOption {
+    static func parse(option: String?, environment: [String: String]) throws -> Logger.Level {
+        let (text, source) = option.map { ($0, "--log-level") } ?? (environment["REACH_LOG_LEVEL"].map { ($0, "REACH_LOG_LEVEL") } ?? ("notice", ""))
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("\(source): expected one of \(names), not '\(text.prefix(64))'")
+        }
+        return level
     }
 }

@@ -29,7 +29,7 @@ extension JobQueue {
             observer?.transferred(moved, direction: entry.kind == .upload ? "upload" : "download", networkType: network.status.rawValue)
         }
         let stateChanged = queueState != entry.state || reason?.code != entry.code
-        _ = change(id, history: stateChanged, finish: queueState.isFinal) { job in
+        let changed = change(id, history: stateChanged, finish: queueState.isFinal) { job in
             job.state = queueState
             job.reason = reason
             job.network = event.network.map { "\($0)" }
@@ -44,6 +44,7 @@ extension JobQueue {
                 job.result = QueueResult(exitStatus: command.exitStatus)
             }
         }
+        if stateChanged, let changed { observer?.jobChanged(changed, from: entry.state, previousCode: entry.code) }
         if queueState.isFinal && entry.kind == .command { children.forget(job: id) }
         state.withLock { state in
             guard let index = state.entries.index(forKey: id) else { return }

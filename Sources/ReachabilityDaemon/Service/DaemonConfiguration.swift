@@ -1,3 +1,4 @@
+public import Logging
 public import ReachabilityCore
 
 /// What `reach daemon` runs with.
@@ -41,6 +42,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var configuredBudgets: [ConfiguredBudget] = []
     /// A failed command's first wait before it runs again.
     public var commandRetryDelay: Duration = .seconds(30)
+    /// The least severe messages logged: `notice` (the default) tells starts, stops and
+    /// budgets; `info` adds retries, successes and path changes; `warning` is job failures,
+    /// hooks that failed and the like.
+    public var logLevel: Logger.Level = .notice
 
     /// A configuration with the given directory and socket, no TCP metrics listener.
     public init(stateDirectory: String, socketPath: String) {

@@ -141,8 +141,12 @@ struct DaemonService: Service {
 
     private func followPaths(_ dispatcher: Dispatcher?) async {
         do {
+            var told: String?
             for try await path in monitor.paths {
                 paths.publish(path)
+                let words = PathFeed.summary(path)
+                if let line = DaemonLogLines.path(words, previous: told) { logger.log(level: line.level, "\(line.text)") }
+                told = words
                 dispatcher?.pathChanged(path)
                 metrics.observe(path)
                 try? notifier?.status(statusLine())

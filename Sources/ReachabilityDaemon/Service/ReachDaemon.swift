@@ -32,7 +32,7 @@ public final class ReachDaemon: Sendable {
     /// the queue database cannot be opened, the network cannot be read.
     public func run() async throws {
         var logger = Logger(label: "reach.daemon")
-        logger.logLevel = .notice
+        logger.logLevel = configuration.logLevel
         let notifier = SystemdNotifier.takeFromEnvironment()
         try StateDirectory.prepare(configuration.stateDirectory)
         // Before the database is touched: a second daemon on this directory would run the
@@ -49,7 +49,7 @@ public final class ReachDaemon: Sendable {
             configuration: .init(
                 stateDirectory: configuration.stateDirectory, perHost: configuration.perHost, maxRunning: configuration.maxRunning,
                 commandRetryDelay: configuration.commandRetryDelay),
-            monitor: monitor, observer: MetricsObserver(metrics: metrics))
+            monitor: monitor, observer: DaemonObserver(metrics: metrics, logger: logger))
         metrics.countJobs { Dictionary(uniqueKeysWithValues: queue.counts().map { ($0.key.rawValue, $0.value) }) }
         let paths = PathFeed()
         let first = try await monitor.currentPath()
@@ -68,11 +68,16 @@ public final class ReachDaemon: Sendable {
     }
 }
 
-/// Feeds the queue's observations into the metrics.
-struct MetricsObserver: QueueObserver {
+/// Feeds the queue's observations into the metrics and the log.
+struct DaemonObserver: QueueObserver {
     let metrics: ReachMetrics
+    let logger: Logger
     func transferred(_ bytes: Int64, direction: String, networkType: String) {
         metrics.addTransferredBytes(bytes, direction: direction, networkType: networkType)
     }
     func pausedTime(_ seconds: Double, reason: String) { metrics.addPausedSeconds(seconds, reason: reason) }
+    func jobChanged(_ job: QueueJob, from previous: JobStatus, previousCode: String?) {
+        guard let line = DaemonLogLines.job(job, from: previous, previousCode: previousCode) else { return }
+        logger.log(level: line.level, "\(line.text)")
+    }
 }
