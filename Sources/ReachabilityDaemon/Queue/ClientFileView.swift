@@ -51,6 +51,21 @@ public struct ClientFileView: Sendable {
         throw .invalidJob("\(quoted) \(what): \(Self.anotherFileSystem)")
     }
 
+    /// Refuses a download's `directory` that exists for the daemon but that the daemon may not
+    /// create files in (a user's daemon asked by root for `-o /root/x.bin`): `reach get` refuses
+    /// it at once too, and a job accepted now would only fail when its network comes. Judged
+    /// with the daemon's effective ids and capabilities; a directory that does not exist is
+    /// left to the job.
+    static func checkWritable(_ directory: String, field: String) throws(QueueError) {
+        var info = stat()
+        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return }
+        guard faccessat(AT_FDCWD, directory, W_OK | X_OK, AT_EACCESS) != 0 else { return }
+        let cause = String(cString: strerror(errno))
+        throw .invalidJob(
+            "\(field): the daemon (uid \(geteuid())) may not create files in '\(directory.prefix(200))': \(cause); "
+                + "choose a directory its user can write, or run the daemon as a user who can")
+    }
+
     static let anotherFileSystem =
         "the daemon sees another file system there (under systemd, PrivateTmp=yes gives the service its own "
         + "/tmp and /var/tmp); use a directory it shares, such as one listed in the unit's ReadWritePaths="
@@ -63,6 +78,7 @@ extension QueueJobSpec {
         if let download {
             if let destination = download.destination {
                 try client.check(FileSystem.parent(destination), field: "destination", mustExist: false)
+                try ClientFileView.checkWritable(FileSystem.parent(destination), field: "destination")
             }
             if let caFile = download.caFile { try client.check(caFile, field: "caFile", mustExist: false) }
         }
