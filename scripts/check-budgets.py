@@ -25,6 +25,11 @@ e. vcell0 deleted and re-created (same name, new ifindex), twice: once after the
    the deletion carry the last counters; an upload, because a veth whose peer is gone reports
    rx_bytes 0 in them, the last tx_bytes intact): the count never goes down and ends within
    +-1 % of what it had plus the kernel's bytes since.
+f. Fresh counts, with the daemon restarted to count only every 60 s: 45 MiB of curl over
+   vcell0 under `fresh` (50 MB) is counted by `budget show fresh` at once (+-1 %); a 10 MiB job
+   added right after gets at most what is left (+256 KiB) and waits overBudget; a job at 4 MB/s
+   (nginx's limit_rate) under `live` (25 MB), exhausted by 20 MiB of curl while it runs, is
+   paused overBudget within 3 s. `cell` is reset afterwards, and the daemon counts every 2 s again.
 c. A job held: a budget already exhausted (`held`, 1 MB, passed by 8 MiB of curl) holds a
    queued download (`queue show ID --json`: reason overBudget naming `held`); `budget snooze
    held` releases it and it succeeds. Then `cyc` (daily) exhausted the same way holds another
@@ -209,6 +214,7 @@ http {{
     root {self.www};
     default_type application/octet-stream;
     location /upload/ {{ dav_methods PUT; create_full_put_path on; client_max_body_size 64m; }}
+    location /slow/ {{ alias {self.www}/; limit_rate 4m; }}
   }}
 }}
 """
@@ -366,6 +372,7 @@ class Daemon(DaemonProcess):
         self.record = os.path.join(directory, "hooks.record")
         self.configuration = os.path.join(directory, "reach.conf")
         self.starts = 0
+        self.count_interval = COUNT_INTERVAL
         os.makedirs(self.hooks, mode=0o755, exist_ok=True)
         hook = os.path.join(self.hooks, "50-record")
         with open(hook, "w") as file:
@@ -377,7 +384,7 @@ class Daemon(DaemonProcess):
     def command(self):
         return ["ip", "netns", "exec", HOST, "env", *self.clock.environment(), DAEMON, "daemon",
                 "--state-dir", os.path.join(self.directory, "state"), "--socket", self.socket_path, "--config", self.configuration,
-                "--count-interval", str(COUNT_INTERVAL), "--dispatcher-dir", self.hooks, "--dispatcher-timeout", "5", "--no-wifi-facts"]
+                "--count-interval", str(self.count_interval), "--dispatcher-dir", self.hooks, "--dispatcher-timeout", "5", "--no-wifi-facts"]
 
     def start(self, timeout=30):
         self.starts += 1
@@ -805,6 +812,92 @@ def check_held_job(context, where, budget, job_id, destination):
     return reason
 
 
+def wait_cellular(context):
+    def on_cellular():
+        status, body = context.api.get("/v1/path")
+        path = json.loads(body) if status == 200 else {}
+        return path.get("status") == "cellular" and (path.get("primary") or {}).get("name") == CELL
+    if not wait_until(on_cellular, 15):
+        raise Problem(f"the daemon's path is not cellular via {CELL} within 15 s: {context.api.get('/v1/path')[1][:400]!r}")
+
+
+def restart_counting_every(context, seconds):
+    context.daemon.stop()
+    context.daemon.count_interval = seconds
+    context.daemon.start()
+    wait_cellular(context)
+
+
+def check_f_fresh(context):
+    """Decisions on fresh counts, with the daemon counting only every 60 s: 45 MiB of curl over
+    vcell0 under a 50 MB budget is counted by `budget show` at once, and a 10 MiB job added
+    right after stops at what is left (it ran to completion on a count of 0); a 4 MB/s job
+    under a budget that curl's traffic exhausts while it runs is paused within about a second
+    of the limit (it ran on past it)."""
+    where = "f. fresh counts"
+    cli = context.cli
+    downloads = os.path.join(context.directory, "downloads-f")
+    os.makedirs(downloads, exist_ok=True)
+    restart_counting_every(context, 60)
+    try:
+        cli.budget("set", "fresh", "--for", "cellular", "--limit", "50MB", "--warning", "none", "--cycle", "none")
+        base_used, base_kernel = cli.show("fresh")["usedBytes"], kernel_bytes(CELL)
+        for name in ("f20.bin", "f20.bin", "f5.bin"):
+            download(CELL_SERVER, name)
+        moved = kernel_bytes(CELL) - base_kernel
+        asked = time.monotonic()
+        fresh = cli.show("fresh")
+        answered = time.monotonic() - asked
+        figures.append(("f. budget show right after the traffic (s)", round(answered, 3), 1, None, "ok" if answered < 1 else "slow"))
+        if not compare("f. fresh: 45 MiB of curl, shown at once", fresh["usedBytes"] - base_used, moved):
+            fail(where, f"`budget show fresh` counted {fresh['usedBytes'] - base_used} bytes {answered:.2f} s after curl moved {moved}")
+        left = 50_000_000 - fresh["usedBytes"]
+        destination = os.path.join(downloads, "f10.bin")
+        job_id = cli.add_download(f"http://{CELL_SERVER}/f10.bin", destination)
+        job = wait_reason(context, job_id, "overBudget", timeout=15)
+        job = job or cli.job(job_id)
+        done = (job.get("progress") or {}).get("completedBytes", 0)
+        if job.get("state") == "succeeded" or (job.get("reason") or {}).get("code") != "overBudget":
+            fail(where, f"the 10 MiB job added with {left} bytes left is {job.get('state')} ({job.get('reason')}), expected paused overBudget")
+        elif done > left + 256 * 1024:
+            fail(where, f"the job got {done} bytes with {left} left")
+        figures.append(("f. job added with 2.8 MB left: bytes it got", done, left, None, "ok" if done <= left + 256 * 1024 else "over"))
+        cli.queue("cancel", str(job_id), check=False)
+        cli.budget("remove", "fresh")
+
+        # Live: the budget runs out while a job runs, by traffic that is not the job's.
+        used_kernel = kernel_bytes(CELL)
+        cli.budget("set", "live", "--for", "cellular", "--limit", "25MB", "--warning", "none", "--cycle", "none")
+        base_used = cli.show("live")["usedBytes"]
+        destination = os.path.join(downloads, "slow.bin")
+        job_id = cli.add_download(f"http://{CELL_SERVER}/slow/f20.bin", destination)
+        if not wait_state(context, job_id, "running", 10):
+            raise Problem(f"the slow job never ran: {cli.job(job_id)}")
+        time.sleep(1)
+        download(CELL_SERVER, "f20.bin")
+        crossed = time.monotonic()
+        job = wait_reason(context, job_id, "overBudget", timeout=15)
+        paused_after = time.monotonic() - crossed
+        job = job or cli.job(job_id)
+        over = (kernel_bytes(CELL) - used_kernel) - (25_000_000 - base_used)
+        if job.get("state") == "succeeded" or (job.get("reason") or {}).get("code") != "overBudget":
+            fail(where, f"the job running while curl exhausted `live` is {job.get('state')} ({job.get('reason')}), expected paused overBudget")
+        elif paused_after > 3:
+            fail(where, f"the job was paused {paused_after:.1f} s after the budget ran out")
+        figures.append(("f. running job paused after the limit (s)", round(paused_after, 2), 3, None, "ok" if paused_after <= 3 else "late"))
+        figures.append(("f. bytes past the limit when paused", over, 25_000_000, None, "ok"))
+        cli.queue("cancel", str(job_id), check=False)
+    finally:
+        # Whatever failed, check c's budgets alone must hold its jobs: `cell`, which counted all
+        # of this, back to 0, and this check's budgets gone.
+        for name in ("fresh", "live"):
+            cli.budget("remove", name, check=False)
+        cli.budget("reset", "cell", check=False)
+        restart_counting_every(context, COUNT_INTERVAL)
+    if not any(failure.startswith(where) for failure in failures):
+        ok(where, "counted at once, a job held at the limit, a running one paused at it")
+
+
 def check_c_held(context):
     where = "c. held jobs"
     cli = context.cli
@@ -979,18 +1072,13 @@ def main():
             watcher.start()
             context = Context(directory, daemon, nginx, clock, watcher)
 
-            def on_cellular():
-                status, body = context.api.get("/v1/path")
-                path = json.loads(body) if status == 200 else {}
-                return path.get("status") == "cellular" and (path.get("primary") or {}).get("name") == CELL
-            if not wait_until(on_cellular, 15):
-                raise Problem(f"the daemon's path is not cellular via {CELL} within 15 s: {context.api.get('/v1/path')[1][:400]!r}")
+            wait_cellular(context)
         except (Problem, RuntimeError, OSError, ValueError, subprocess.SubprocessError) as error:
             fail("setup", f"{type(error).__name__}: {error}")
             print(f"check-budgets: the daemon's log ends:\n{daemon.log()}", file=sys.stderr)
             return 1
         # c moves the daemon's clock for good: it runs last (see the module's notes).
-        for check in (check_a_counting, check_b_warning, check_d_restart, check_e_recreate, check_c_held):
+        for check in (check_a_counting, check_b_warning, check_d_restart, check_e_recreate, check_f_fresh, check_c_held):
             before = len(failures)
             try:
                 if daemon.process is None or daemon.process.poll() is not None:

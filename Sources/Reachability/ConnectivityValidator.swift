@@ -125,4 +125,6 @@ struct ValidatedSubscription: NetworkStateSubscription {
         validator.cancel()
         base.cancel()
     }
+
+    func requestCounters() { base.requestCounters() }
 }

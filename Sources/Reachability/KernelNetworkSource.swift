@@ -68,4 +68,5 @@ public struct KernelNetworkSource: NetworkStateSource {
 struct WatcherSubscription: NetworkStateSubscription {
     let watcher: NetlinkWatcher
     func cancel() { watcher.stop() }
+    func requestCounters() { watcher.requestCounters() }
 }

@@ -70,6 +70,8 @@ private struct CountedSubscription: NetworkStateSubscription {
         base.cancel()  // joins the netlink thread: its counters are final after this
         ledger.ended(run: run)
     }
+
+    func requestCounters() { base.requestCounters() }
 }
 
 extension MonitorStatistics {

@@ -44,6 +44,30 @@ extension NetworkMonitor {
         return stream
     }
 
+    /// Reads every interface's counters now and returns that reading (every
+    /// ``interfaceCounters()`` stream is told it too): for a decision or an answer about a data
+    /// budget, which must not rest on a count up to a counter interval old. Nil when the monitor
+    /// is not running, counts nothing (no `MonitorConfiguration.counterInterval`), or no
+    /// reading came within `timeout`.
+    public func countersNow(timeout: Duration = .seconds(1)) async -> CounterReading? {
+        guard case .running(_, let subscription, _) = lifecycle.withLock({ $0.phase }) else { return nil }
+        // Subscribed before asking: any reading from here on was taken after the call began.
+        let readings = interfaceCounters()
+        subscription.requestCounters()
+        return await withTaskGroup(of: CounterReading?.self) { group in
+            group.addTask {
+                for await reading in readings { return reading }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+    }
+
     func deliverCounters(_ reading: CounterReading) {
         counterObservers.withLock { observers in for observer in observers.values { observer.yield(reading) } }
     }

@@ -28,7 +28,7 @@ public final class NetworkMonitor: Sendable {
     /// Paths handed to subscribers' debouncers and not yet taken in by them: a test on a test
     /// clock waits for 0 before it moves time, so a burst is wholly inside the quiet period.
     package let debounceBacklog: DebounceBacklog
-    private let lifecycle = Mutex(MonitorLifecycle<PathSubscriber, any NetworkStateSubscription>())
+    let lifecycle = Mutex(MonitorLifecycle<PathSubscriber, any NetworkStateSubscription>())
     let subscriberIDs = Atomic<UInt64>(0)
     /// Told about every snapshot the source delivers (route and rule changes included, which
     /// may leave the default path unchanged); see ``networks(to:)``.

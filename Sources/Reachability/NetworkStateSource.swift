@@ -51,4 +51,13 @@ extension NetworkStateSource {
 public protocol NetworkStateSubscription: Sendable {
     /// Stops delivery. After it returns, the handler is not called again.
     func cancel()
+
+    /// Asks for every interface's counters now, delivered like the interval's (soon after, from
+    /// the source's thread), for a decision that must not wait for the next interval.
+    func requestCounters()
+}
+
+extension NetworkStateSubscription {
+    /// Sources without counters have none to read.
+    public func requestCounters() {}
 }

@@ -77,4 +77,39 @@ struct InterfaceCountersIntegrationTests {
         #expect(!removed.counters.contains { $0.index == index && !$0.isRemoved })
         #expect(monitor.statistics.counterDumps > 0)
     }
+
+    /// With an hour between dumps, traffic alone sends no link message: `countersNow()` reads
+    /// the counters at once, and they hold what was sent a moment before (a budget judged
+    /// without it would see nothing of it for an hour).
+    @Test func countersNowReadsWhatWasJustSentWithoutWaitingForTheInterval() async throws {
+        let ns = try TestNamespace()
+        let peer = try TestNamespace()
+        try ns.ipBatch(["link add va type veth peer name vb", "link set va up", "addr add 10.9.0.1/24 dev va"])
+        try ns.moveLink("vb", to: peer)
+        try peer.ipBatch(["link set vb up", "addr add 10.9.0.2/24 dev vb"])
+        var configuration = MonitorConfiguration(sysfsRoot: "/nonexistent/reach-test-sysfs", namespacePath: ns.namespace.path)
+        configuration.counterInterval = .seconds(3600)
+        let monitor = NetworkMonitor(configuration: configuration)
+        #expect(await monitor.countersNow() == nil, "no reading from a monitor that is not running")
+        let log = ReadingLog(monitor)
+        let paths = Task { for try await _ in monitor.paths {} }
+        defer {
+            paths.cancel()
+            log.cancel()
+        }
+        _ = try await log.wait { $0.counters.contains { $0.name == "va" } }
+        // The link's own messages (carrier, IPv6) have settled: what follows is traffic alone.
+        try await Task.sleep(for: .milliseconds(500))
+        let dumps = monitor.statistics.counterDumps
+        let send = "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); [s.sendto(b'x' * 1400, ('10.9.0.2', 9)) for _ in range(200)]"
+        try ns.run(["python3", "-c", send])
+        let expected = try kernelBytes(ns, "va")
+        #expect(expected > 200 * 1400)
+        let reading = try #require(await monitor.countersNow())
+        let counted = try #require(reading.counters.first { $0.name == "va" }).totalBytes
+        let after = try kernelBytes(ns, "va")
+        #expect(counted >= expected && counted <= after, "counted \(counted), the kernel \(expected) then \(after)")
+        #expect(reading.interfaces.contains { $0.name == "va" })
+        #expect(monitor.statistics.counterDumps > dumps)
+    }
 }

@@ -13,6 +13,7 @@ struct BudgetAPI: Sendable {
         switch parts.count {
         case 2:
             guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }
+            await keeper.refresh()
             let interfaces = keeper.matchingInterfaces()
             return QueueAPI.json(200, keeper.accounts().map { BudgetDocument($0, interfaces: interfaces[$0.budget.name] ?? []) })
         case 3:
@@ -20,6 +21,7 @@ struct BudgetAPI: Sendable {
             guard DataBudget.isValidName(name) else { return Self.badName(name) }
             switch request.method {
             case "GET":
+                await keeper.refresh()
                 guard let account = keeper.account(name) else { return QueueAPI.failure(404, "notFound", "no budget '\(name)'") }
                 return QueueAPI.json(200, document(account))
             case "PUT": return await define(name, request)

@@ -127,6 +127,8 @@ struct QueueAPI: Sendable {
         }
         let client = request.peer.map { ClientFileView(pid: $0.pid) }
         do {
+            // Judged on the bytes moved until now, not on a count up to an interval old.
+            await budgetAPI?.keeper.refresh()
             return Self.json(201, try await queue.add(body.job, workingDirectory: body.workingDirectory, client: client))
         } catch {
             return Self.error(error)

@@ -36,6 +36,8 @@ final class BudgetKeeper: Sendable {
     private let logger: Logger
     private let bootID: String
     private let now: @Sendable () -> Int64
+    /// Whether a job is moving bytes now: the counters are then read every ``liveInterval``.
+    private let isTransferring: @Sendable () -> Bool
     private let queue = DispatchQueue(label: "reach.budgets", qos: .utility)
     /// The checkpoint last written.
     private let lastSaved = Mutex<QueueStore.BudgetCheckpoint?>(nil)
@@ -47,8 +49,10 @@ final class BudgetKeeper: Sendable {
     /// longer has removed. Throws when the database cannot be read or written.
     init(
         store: QueueStore, monitor: NetworkMonitor, metrics: ReachMetrics, logger: Logger, configured: [ConfiguredBudget],
-        interfaces: [Interface], now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970.rounded(.down)) }
+        interfaces: [Interface], now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970.rounded(.down)) },
+        isTransferring: @escaping @Sendable () -> Bool = { false }
     ) throws(QueueError) {
+        self.isTransferring = isTransferring
         self.store = store
         self.monitor = monitor
         self.metrics = metrics
@@ -165,6 +169,14 @@ final class BudgetKeeper: Sendable {
                     await self.onQueue { self.tickAndCheckpoint() }
                 }
             }
+            // While jobs move bytes, a budget they count against is read live: a running
+            // transfer is paused within about a second of the limit, not an interval past it.
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.liveInterval)
+                    if self.hasBudgets, self.isTransferring() { await self.refresh() }
+                }
+            }
             await group.next()
             group.cancelAll()
         }
@@ -173,6 +185,20 @@ final class BudgetKeeper: Sendable {
     /// The last checkpoint, at shutdown: a `kill -9` instead loses at most one interval.
     func shutdown() async {
         await onQueue { self.tickAndCheckpoint() }
+    }
+
+    private var hasBudgets: Bool { state.withLock { !$0.ledger.accounts.isEmpty } }
+
+    /// How often the counters are read while a job moves bytes (and some budget exists).
+    static let liveInterval: Duration = .seconds(1)
+
+    /// Reads the interfaces' counters now and counts them, so what follows (an answer about a
+    /// budget, a job judged) rests on the bytes moved until now. Nothing is read while there
+    /// are no budgets.
+    func refresh() async {
+        guard hasBudgets else { return }
+        guard let reading = await monitor.countersNow() else { return }
+        await count(reading)
     }
 
     /// Counts one reading of the interfaces' counters.

@@ -58,7 +58,7 @@ public final class ReachDaemon: Sendable {
         // Before any job is judged: what the budgets leave applies from the first decision.
         let budgets = try BudgetKeeper(
             store: queue.store, monitor: monitor, metrics: metrics, logger: logger, configured: configuration.configuredBudgets,
-            interfaces: first.interfaces)
+            interfaces: first.interfaces, isTransferring: { (queue.counts()[.running] ?? 0) > 0 })
         // The queue is loaded and its jobs taken up by the service, once its listeners are bound.
         let service = DaemonService(
             configuration: configuration, monitor: monitor, queue: queue, paths: paths, metrics: metrics, budgets: budgets, notifier: notifier,

@@ -29,12 +29,15 @@ public final class NetlinkWatcher: Sendable {
         public var receiveBufferBytes = 0
         /// Route, rule or counter dumps that failed (retried with the next batch).
         public var failedDumps = 0
-        /// Link dumps made for counters (at most one per counter interval).
+        /// Link dumps made for counters (one per counter interval, and one per batch of
+        /// ``NetlinkWatcher/requestCounters()`` requests).
         public var counterDumps = 0
     }
 
     private let statisticsBox = StatisticsBox()
     private let stopEvent: Int32
+    /// Written by ``requestCounters()``: the owner thread reads the counters at once.
+    private let countEvent: Int32
     private let thread = Mutex<OwnerThread?>(nil)
 
     /// Starts watching. Returns once the initial snapshot has been handed to `onSnapshot`, so
@@ -46,11 +49,18 @@ public final class NetlinkWatcher: Sendable {
     ) throws(NetlinkError) {
         let event = reach_eventfd()
         guard event >= 0 else { throw NetlinkError("eventfd", errno: errno) }
+        let count = reach_eventfd()
+        guard count >= 0 else {
+            let error = NetlinkError("eventfd", errno: errno)
+            close(event)
+            throw error
+        }
         stopEvent = event
+        countEvent = count
         let started = DispatchSemaphore(value: 0)
         let startError = Mutex<NetlinkError?>(nil)
         let statistics = statisticsBox
-        let owner = OwnerThread(name: "reach-netlink") { [stopEvent] in
+        let owner = OwnerThread(name: "reach-netlink") { [stopEvent, countEvent] in
             let session: WatchSession
             do throws(NetlinkError) {
                 if let namespace = configuration.namespace {
@@ -67,18 +77,28 @@ public final class NetlinkWatcher: Sendable {
             }
             session.publishInitial()
             started.signal()
-            session.run(stopEvent: stopEvent)
+            session.run(stopEvent: stopEvent, countEvent: countEvent)
         }
         started.wait()
         if let error = startError.withLock({ $0 }) {
             owner.join()
             close(event)
+            close(count)
             throw error
         }
         thread.withLock { $0 = owner }
     }
 
     public var statistics: Statistics { statisticsBox.value.withLock { $0 } }
+
+    /// Asks the owner thread to read every interface's counters now (one link dump, handed to
+    /// `onCounters`), not at the next interval: a decision about a data budget must not be
+    /// made on a count up to an interval old. Requests made before the dump coalesce into it.
+    /// Nothing happens without `onCounters` and a counter interval.
+    public func requestCounters() {
+        var one: UInt64 = 1
+        _ = write(countEvent, &one, 8)
+    }
 
     /// Stops the thread and frees every socket. Idempotent; returns after the thread ended, so
     /// no handler runs after it.
@@ -95,6 +115,7 @@ public final class NetlinkWatcher: Sendable {
     deinit {
         stop()
         close(stopEvent)
+        close(countEvent)
     }
 }
 
@@ -249,7 +270,7 @@ private final class WatchSession {
         publish()
     }
 
-    func run(stopEvent: Int32) {
+    func run(stopEvent: Int32, countEvent: Int32) {
         guard let manager else { return }
         var fds = [
             pollfd(fd: nl_cache_mngr_get_fd(manager), events: Int16(POLLIN), revents: 0),
@@ -257,6 +278,8 @@ private final class WatchSession {
             pollfd(fd: stopEvent, events: Int16(POLLIN), revents: 0),
             // nl80211's events, or nothing (a negative fd is ignored by poll).
             pollfd(fd: wifiEvents?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
+            // Counter readings asked for (``NetlinkWatcher/requestCounters()``).
+            pollfd(fd: onCounters == nil ? -1 : countEvent, events: Int16(POLLIN), revents: 0),
         ]
         // Changes read but not yet published, and when the next publish may happen.
         var pending = false
@@ -282,6 +305,12 @@ private final class WatchSession {
                 return
             }
             if fds[2].revents != 0 { return }
+            var countersAsked = false
+            if fds[4].revents != 0 {
+                var value: UInt64 = 0
+                _ = read(countEvent, &value, 8)
+                countersAsked = true
+            }
             if ready > 0 {
                 var overflowed = false
                 // A burst (a thousand veths created by a script) arrives as many small reads.
@@ -314,7 +343,7 @@ private final class WatchSession {
             // links spends at most about a twentieth of a core on them; the settled state still
             // goes out one spacing (at most `longestPublishSpacing`) after the storm.
             // The cost is CPU time, so a handler that blocks does not stretch the spacing.
-            if let due = countersDue, let interval = configuration.counterIntervalNanoseconds, reach_monotonic_ns() >= due {
+            if let due = countersDue, let interval = configuration.counterIntervalNanoseconds, countersAsked || reach_monotonic_ns() >= due {
                 dumpCounters()
                 countersDue = reach_monotonic_ns() + interval
             }
