@@ -40,6 +40,7 @@ struct WatchCommand: AsyncParsableCommand {
                 ? monitor.paths(distinctBy: { $0 }, debounce: .milliseconds(debounce))
                 : monitor.paths(distinctBy: \.summary, debounce: .milliseconds(debounce))
             var previous: PathSummary?
+            var previousPath: NetworkPath?
             for try await path in paths {
                 let summary = path.summary
                 let networkMoved = previous.map { $0.isSameConnection(as: summary) && $0.identity != summary.identity } ?? false
@@ -48,13 +49,20 @@ struct WatchCommand: AsyncParsableCommand {
                     monitor.isValidating && old.connectivity != summary.connectivity
                         ? " (connectivity \(old.connectivity) -> \(summary.connectivity))" : nil
                 }
+                // With --all-changes a line whose summary did not move would repeat the one
+                // before: it says what changed instead.
+                let otherChange = previousPath.flatMap { old -> String? in
+                    guard previous == summary else { return nil }
+                    return " (changed: \(path.changes(since: old)))"
+                }
                 previous = summary
+                previousPath = path
                 let time = Timestamp.now()
                 if json {
                     printLine(PathFormatter.jsonLine(path, time: time))
                 } else {
                     let detail = networkMoved
-                        ? " (network changed: \(PathFormatter.identity(path.identity)))" : (connectivityChange ?? "")
+                        ? " (network changed: \(PathFormatter.identity(path.identity)))" : (connectivityChange ?? otherChange ?? "")
                     printLine("\(time)  \(PathFormatter.summary(path))\(detail)")
                 }
             }

@@ -53,6 +53,8 @@ struct QueueWatchCommand: AsyncParsableCommand {
         ReaderWatch.exitWhenStandardOutputCloses()
         try await connection.withClient { client in
             var last: [Int64: String] = [:]
+            // The daemon sends every path; its line shows the summary, so one line per change of it.
+            var lastPath: String?
             for try await event in client.events() {
                 if json {
                     printLine(event.jsonLine)
@@ -61,8 +63,9 @@ struct QueueWatchCommand: AsyncParsableCommand {
                     let line = QueueFormat.line(job)
                     if last[job.id] != line { printLine(line) }
                     last[job.id] = line
-                } else if let summary = event.pathSummary {
+                } else if let summary = event.pathSummary, summary != lastPath {
                     printLine("path: \(summary)")
+                    lastPath = summary
                 }
             }
         }

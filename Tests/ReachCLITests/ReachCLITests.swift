@@ -248,6 +248,25 @@ struct ReachKernelTests {
         #expect(offline.hasSuffix("  unreachable"))
     }
 
+    /// With `--all-changes` a change the summary does not show (an address added) says what
+    /// changed, instead of repeating the line before word for word.
+    @Test func watchAllChangesSaysWhatChangedWhenTheSummaryDidNot() async throws {
+        let ns = try TestNamespace()
+        // No IPv6: its link-local address would be a change of its own.
+        _ = try ns.run(["sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"])
+        try uplink(ns, route: false)
+        try await waitForCarrier(ns)
+        try ns.ip("route", "add", "default", "via", "10.7.0.1", "dev", "va")
+        let stream = try ReachStream(["watch", "--all-changes", "--debounce", "0", "--override", "va=wifi"], in: ns)
+        defer { stream.stop() }
+        _ = try await stream.waitForLine { $0.contains("wifi via va") }
+        try await Task.sleep(for: .milliseconds(300))
+        let seen = stream.received.count
+        try ns.ip("addr", "add", "10.7.0.3/24", "dev", "va")
+        let next = try await stream.waitForLine(after: seen) { _ in true }
+        #expect(next.hasSuffix("  wifi via va (IPv4) (changed: addresses)"), "\(stream.received)")
+    }
+
     @Test func watchJSONPrintsOneObjectPerLine() async throws {
         let ns = try TestNamespace()
         try uplink(ns, route: false)

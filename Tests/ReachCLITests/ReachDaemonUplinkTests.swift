@@ -5,7 +5,7 @@ import Testing
 
 /// A keep-alive connection never carries a job over an uplink its policy was not judged on:
 /// the kernel's counters of both veths are the oracle, not what the daemon says.
-@Suite("reach daemon: connections per uplink", .enabled(if: TestNamespace.isSupported), .serialized)
+@Suite("reach daemon: uplinks, their connections and the path in words", .enabled(if: TestNamespace.isSupported), .serialized)
 struct ReachDaemonUplinkTests {
     /// The issue's scenario: a job to the server over "cellular" leaves a pooled connection;
     /// the default route moves to "Wi-Fi"; a `--when wifi --no-cellular` job to the same server
@@ -67,6 +67,38 @@ struct ReachDaemonUplinkTests {
         #expect(overCellular["state"] as? String == "succeeded")
         #expect(cellular >= 1000, "the cellular veth received \(cellular) B")
         #expect(took < .seconds(15), "a job over cellular took \(took) after Wi-Fi went away")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// `reach queue watch` prints one line per change of the path in words: the daemon sends
+    /// every path (an address added is one), and they printed as the same line two or three
+    /// times per route switch. `--json` still has every path.
+    @Test func queueWatchPrintsOneLinePerChangeOfThePathInWords() async throws {
+        let namespaces = try await RoutedNamespaces()
+        try namespaces.client.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "100")
+        let daemon = try DaemonUnderTest(in: namespaces.client, arguments: RoutedNamespaces.overrides)
+        try await daemon.start()
+        let text = try ReachStream(["queue", "--socket", daemon.socket, "watch"], in: namespaces.client)
+        let json = try ReachStream(["queue", "--socket", daemon.socket, "watch", "--json"], in: namespaces.client)
+        defer {
+            text.stop()
+            json.stop()
+        }
+        _ = try await text.waitForLine { $0.hasPrefix("path: ") }
+        _ = try await json.waitForLine { $0.contains(#""type":"path""#) }
+        try namespaces.client.ip("addr", "add", "10.2.0.3/24", "dev", "wa")
+        try await Task.sleep(for: .milliseconds(300))
+        try namespaces.client.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")
+        _ = try await text.waitForLine { $0.hasPrefix("path: wifi") }
+        try namespaces.client.ip("addr", "add", "10.1.0.3/24", "dev", "va")
+        try await Task.sleep(for: .milliseconds(300))
+        try namespaces.client.ip("route", "del", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")
+        _ = try await text.waitForLine(after: 2) { $0.hasPrefix("path: cellular") }
+        try await Task.sleep(for: .milliseconds(500))
+        let lines = text.received.filter { $0.hasPrefix("path: ") }
+        #expect(lines.count == 3 && lines.first == lines.last && lines[0] != lines[1], "\(lines)")
+        let paths = json.received.filter { $0.contains(#""type":"path""#) }
+        #expect(paths.count > lines.count, "the daemon sent \(paths.count) paths for \(lines.count) lines")
         #expect(daemon.stop() == 0)
     }
 

@@ -10,12 +10,17 @@ let monitor = NetworkMonitor(configuration: MonitorConfiguration(
     debounce: .milliseconds(200)))
 
 // The current path, then one path per change. Any number of tasks may iterate at once.
+// `monitor.paths(distinctBy: \.summary)` would skip changes the line below does not show.
 var changes = 0
+var previous: NetworkPath?
 for try await path in monitor.paths {
-    print(path.status, path.isExpensive ? "expensive" : "not expensive", path.primary?.name ?? "-", path.ipv4, path.ipv6)
+    // A change of addresses or evidence alone looks like the path before: say what changed.
+    let changed = previous.map { "(changed: \(path.changes(since: $0)))" } ?? ""
+    print(path.status, path.isExpensive ? "expensive" : "not expensive", path.primary?.name ?? "-", path.ipv4, path.ipv6, changed)
     if path.status == .cellular && path.isExpensive { print("on a metered phone link: small transfers only") }
     if shouldStop(afterChanges: changes) { break }
     changes += 1
+    previous = path
 }
 
 // Or ask once (a fresh reading when no iterator is running):
