@@ -6,7 +6,12 @@
  * daemon's current path over its socket; when no daemon answers within a short timeout it
  * fails, and GLib falls back to the next monitor (netlink). Afterwards changes arrive on the
  * daemon's path event stream, read asynchronously in the main context that created the
- * monitor: no thread of its own, and get_network_metered() is answered from memory. */
+ * monitor: no thread of its own, and get_network_metered() is answered from memory.
+ *
+ * When the stream ends (the daemon stopped or restarts), the last answer is not kept: until the
+ * daemon answers again, the monitor says what GLib's own netlink monitor says (and logs so
+ * with g_debug), and it tries the daemon again every second, so a daemon back is heard within
+ * a second. */
 
 #include "reach_network_monitor.h"
 #include "reach_path_line.h"
@@ -24,8 +29,8 @@
 #define REACH_MAX_HEADER (16 * 1024)
 #define REACH_MAX_LINE (1024 * 1024)
 #define REACH_MAX_BODY (256 * 1024)
-#define REACH_RETRY_FIRST 1
-#define REACH_RETRY_MAX 30
+/* While the daemon is away: one connect() a second, so a daemon back is heard within one. */
+#define REACH_RETRY_SECONDS 1
 
 struct _ReachNetworkMonitor {
   GObject parent_instance;
@@ -39,7 +44,9 @@ struct _ReachNetworkMonitor {
   gboolean in_header;
   guint8 buffer[4096];
   GSource *retry;
-  guint retry_seconds;
+  /* GLib's own monitor, answering while the daemon does not (NULL until first needed). */
+  GNetworkMonitor *fallback;
+  gulong fallback_handler;
   /* Path documents taken since the monitor was made. */
   guint paths_seen;
   ReachPathState state;
@@ -50,6 +57,7 @@ enum { PROP_0, PROP_NETWORK_AVAILABLE, PROP_NETWORK_METERED, PROP_CONNECTIVITY }
 static void reach_network_monitor_iface_init (GNetworkMonitorInterface *iface);
 static void reach_network_monitor_initable_iface_init (GInitableIface *iface);
 static void reach_connect_async (ReachNetworkMonitor *self);
+static void reach_stop_falling_back (ReachNetworkMonitor *self);
 
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (ReachNetworkMonitor, reach_network_monitor, G_TYPE_OBJECT, 0,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (G_TYPE_INITABLE, reach_network_monitor_initable_iface_init)
@@ -219,11 +227,80 @@ reach_take (ReachNetworkMonitor *self, const gchar *bytes, gsize count)
       if (reach_path_line_parse (self->pending->str, length, &state))
         {
           self->paths_seen++;
+          reach_stop_falling_back (self);
           reach_apply (self, &state);
         }
       g_string_erase (self->pending, 0, length + 1);
     }
   return self->pending->len <= REACH_MAX_LINE;
+}
+
+/* ---- While the daemon is away: GLib's own monitor ------------------------------------------ */
+
+/* GLib's netlink monitor (else its base one), made as GIO makes them; NULL when neither exists. */
+static GNetworkMonitor *
+reach_glib_monitor (GMainContext *context)
+{
+  GIOExtensionPoint *point = g_io_extension_point_lookup (G_NETWORK_MONITOR_EXTENSION_POINT_NAME);
+  const gchar *names[] = { "netlink", "base" };
+  for (gsize i = 0; point != NULL && i < G_N_ELEMENTS (names); i++)
+    {
+      GIOExtension *extension = g_io_extension_point_get_extension_by_name (point, names[i]);
+      if (extension == NULL)
+        continue;
+      g_main_context_push_thread_default (context);
+      GNetworkMonitor *monitor = g_initable_new (g_io_extension_get_type (extension), NULL, NULL, NULL);
+      g_main_context_pop_thread_default (context);
+      if (monitor != NULL)
+        return monitor;
+    }
+  return NULL;
+}
+
+static void
+reach_take_fallback_state (ReachNetworkMonitor *self)
+{
+  ReachPathState state = {
+    .available = g_network_monitor_get_network_available (self->fallback),
+    .metered = g_network_monitor_get_network_metered (self->fallback),
+    .connectivity = g_network_monitor_get_connectivity (self->fallback),
+  };
+  reach_apply (self, &state);
+}
+
+static void
+reach_fallback_changed (GNetworkMonitor *fallback, gboolean available, gpointer data)
+{
+  reach_take_fallback_state (data);
+}
+
+/* The daemon is gone: answer with GLib's monitor, not with the daemon's last answer. */
+static void
+reach_fall_back (ReachNetworkMonitor *self)
+{
+  if (self->fallback_handler != 0)
+    return;
+  if (self->fallback == NULL)
+    self->fallback = reach_glib_monitor (self->context);
+  if (self->fallback == NULL)
+    {
+      g_debug ("reach: no reach daemon at %s and no GLib monitor to ask: keeping the last answer", self->socket_path);
+      return;
+    }
+  g_debug ("reach: no reach daemon at %s: answering from %s until it is back", self->socket_path, G_OBJECT_TYPE_NAME (self->fallback));
+  self->fallback_handler = g_signal_connect (self->fallback, "network-changed", G_CALLBACK (reach_fallback_changed), self);
+  reach_take_fallback_state (self);
+}
+
+/* The daemon answers again: its paths alone count. */
+static void
+reach_stop_falling_back (ReachNetworkMonitor *self)
+{
+  if (self->fallback_handler == 0)
+    return;
+  g_signal_handler_disconnect (self->fallback, self->fallback_handler);
+  self->fallback_handler = 0;
+  g_debug ("reach: the reach daemon at %s answers again", self->socket_path);
 }
 
 /* ---- The event stream, asynchronously ---------------------------------------------------- */
@@ -239,8 +316,9 @@ reach_retry_fired (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* The stream ended (the daemon stopped or restarted): the last state stays, and the stream is
- * opened again after a growing pause. */
+/* The stream ended (the daemon stopped or restarts): GLib's monitor answers meanwhile, and the
+ * stream is opened again a second later (a timer, not a seconds timer: those are batched and
+ * may fire up to a second late). */
 static void
 reach_lost (ReachNetworkMonitor *self)
 {
@@ -249,12 +327,12 @@ reach_lost (ReachNetworkMonitor *self)
       g_io_stream_close (G_IO_STREAM (self->connection), NULL, NULL);
       g_clear_object (&self->connection);
     }
+  reach_fall_back (self);
   if (self->retry != NULL)
     return;
-  self->retry = g_timeout_source_new_seconds (self->retry_seconds);
+  self->retry = g_timeout_source_new (REACH_RETRY_SECONDS * 1000);
   g_source_set_callback (self->retry, reach_retry_fired, self, NULL);
   g_source_attach (self->retry, self->context);
-  self->retry_seconds = MIN (self->retry_seconds * 2, REACH_RETRY_MAX);
 }
 
 static void
@@ -275,7 +353,6 @@ reach_read_done (GObject *source, GAsyncResult *result, gpointer data)
       reach_lost (self);
       return;
     }
-  self->retry_seconds = REACH_RETRY_FIRST;
   reach_read_next (self);
 }
 
@@ -516,7 +593,6 @@ reach_network_monitor_init (ReachNetworkMonitor *self)
   g_socket_client_set_timeout (self->client, REACH_TIMEOUT_SECONDS);
   self->cancellable = g_cancellable_new ();
   self->pending = g_string_new (NULL);
-  self->retry_seconds = REACH_RETRY_FIRST;
   self->state.available = TRUE;
   self->state.connectivity = G_NETWORK_CONNECTIVITY_FULL;
 }
@@ -536,6 +612,9 @@ reach_network_monitor_finalize (GObject *object)
       g_io_stream_close (G_IO_STREAM (self->connection), NULL, NULL);
       g_object_unref (self->connection);
     }
+  if (self->fallback_handler != 0)
+    g_signal_handler_disconnect (self->fallback, self->fallback_handler);
+  g_clear_object (&self->fallback);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->client);
   g_clear_pointer (&self->context, g_main_context_unref);
