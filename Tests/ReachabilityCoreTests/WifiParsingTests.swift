@@ -214,6 +214,35 @@ enum WifiBytes {
         #expect(grace.stations.isEmpty)
     }
 
+    /// A slow roam that keeps authenticating and associating is held past ``RoamGrace/grace``,
+    /// each step giving it one more grace, but never past ``RoamGrace/longestHold``; progress of
+    /// a station nobody waits for moves nothing.
+    @Test func aRoamThatKeepsAdvancingIsHeldUntilItJoinsOrTheLongestHold() {
+        let grace = RoamGrace.grace
+        var hold = RoamGrace()
+        hold.update(carrying: [5], endedForGood: [], at: 0)
+        hold.update(carrying: [5], endedForGood: [], progressing: [5], at: 10)
+        #expect(hold.deadline == nil)
+        hold.update(carrying: [], endedForGood: [], at: 100)
+        #expect(hold.deadline == 100 + grace)
+        // Authenticated with the next access point 0.8 s later: one more grace from then.
+        hold.update(carrying: [], endedForGood: [], progressing: [5], at: 100 + grace * 8 / 10)
+        #expect(hold.deadline == 100 + grace * 18 / 10)
+        #expect(!publish(&hold, at: 100 + grace + 1))
+        // Another station's progress moves nothing.
+        hold.update(carrying: [], endedForGood: [], progressing: [9], at: 100 + grace * 17 / 10)
+        #expect(hold.deadline == 100 + grace * 18 / 10)
+        // Steps keep coming: held up to the longest hold, not beyond.
+        for step in 2...20 { hold.update(carrying: [], endedForGood: [], progressing: [5], at: 100 + Int64(step) * grace / 2) }
+        #expect(hold.deadline == 100 + RoamGrace.longestHold)
+        #expect(!publish(&hold, at: 100 + RoamGrace.longestHold - 1))
+        #expect(publish(&hold, at: 100 + RoamGrace.longestHold))
+        // Joined: a new wait starts afresh.
+        hold.update(carrying: [5], endedForGood: [], at: 100 + RoamGrace.longestHold + 10)
+        hold.update(carrying: [], endedForGood: [], at: 200 + RoamGrace.longestHold)
+        #expect(hold.deadline == 200 + RoamGrace.longestHold + grace)
+    }
+
     @Test func anAssociationEndedForGoodIsPublishedAtOnce() {
         var grace = RoamGrace()
         grace.update(carrying: [5], endedForGood: [], at: 0)

@@ -260,7 +260,8 @@ private final class WatchSession {
         var indices = received.overflowed ? received.indices.union(table.allWifiInterfaces) : received.indices
         indices.formUnion(received.scanned.filter { table.links[$0]?.wifi?.association != nil })
         refreshWifi(indices)
-        roamGrace.update(carrying: table.carryingStations, endedForGood: received.endedForGood, at: reach_monotonic_ns())
+        roamGrace.update(
+            carrying: table.carryingStations, endedForGood: received.endedForGood, progressing: received.progressing, at: reach_monotonic_ns())
     }
 
     func publishInitial() {

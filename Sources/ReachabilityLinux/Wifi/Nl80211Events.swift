@@ -13,6 +13,8 @@ final class Nl80211Events {
     private var endedForGood: Set<Int32> = []
     /// Interfaces with new scan results.
     private var scanned: Set<Int32> = []
+    /// Stations that authenticated or associated (not timed out): a roam in progress.
+    private var progressing: Set<Int32> = []
     /// The socket overflowed: some event was lost, so every Wi-Fi interface must be re-read.
     private var overflowed = false
 
@@ -27,6 +29,10 @@ final class Nl80211Events {
     /// New scan results matter only to an associated station (its access point's elements may
     /// have changed); a station looking for a network scans often and has nothing to report.
     static let scanResults = Nl80211Replies.newScanResults
+    /// A station's authentication or association with an access point completed (these carry
+    /// `NL80211_ATTR_TIMED_OUT` when it did not): a roam advancing, which holds publishing
+    /// (``RoamGrace``), though the interface's facts are read only once it connects.
+    static let progressCommands: Set<UInt8> = [UInt8(NL80211_CMD_AUTHENTICATE.rawValue), UInt8(NL80211_CMD_ASSOCIATE.rawValue)]
     /// `WLAN_REASON_DEAUTH_LEAVING`: the station itself chose to leave (`wpa_cli disconnect`,
     /// NetworkManager's disconnect), so no roam follows.
     static let reasonLeaving: UInt64 = 3
@@ -46,6 +52,9 @@ final class Nl80211Events {
             let events = Unmanaged<Nl80211Events>.fromOpaque(context).takeUnretainedValue()
             guard let index = Nl80211Replies.interfaceIndex(body.attributes) else { return Int32(NL_OK.rawValue) }
             if body.command == Nl80211Events.scanResults { events.scanned.insert(index) }
+            if Nl80211Events.progressCommands.contains(body.command), body.attributes[UInt16(NL80211_ATTR_TIMED_OUT.rawValue)] == nil {
+                events.progressing.insert(index)
+            }
             guard Nl80211Events.relevantCommands.contains(body.command) else { return Int32(NL_OK.rawValue) }
             events.changed.insert(index)
             if body.command == UInt8(NL80211_CMD_DISCONNECT.rawValue) {
@@ -60,8 +69,9 @@ final class Nl80211Events {
     var fileDescriptor: Int32 { socket.fileDescriptor }
 
     /// Reads every queued event. Returns the interfaces to re-read, those with new scan results,
-    /// those whose association ended for good, and whether events were lost.
-    func receive() -> (indices: Set<Int32>, scanned: Set<Int32>, endedForGood: Set<Int32>, overflowed: Bool) {
+    /// those whose association ended for good, those that authenticated or associated, and
+    /// whether events were lost.
+    func receive() -> (indices: Set<Int32>, scanned: Set<Int32>, endedForGood: Set<Int32>, progressing: Set<Int32>, overflowed: Bool) {
         for _ in 0..<10_000 {
             let result = nl_recvmsgs_default(socket.handle)
             if result == -NLE_NOMEM {
@@ -74,8 +84,9 @@ final class Nl80211Events {
             changed.removeAll(keepingCapacity: true)
             endedForGood.removeAll(keepingCapacity: true)
             scanned.removeAll(keepingCapacity: true)
+            progressing.removeAll(keepingCapacity: true)
             overflowed = false
         }
-        return (changed, scanned, endedForGood, overflowed)
+        return (changed, scanned, endedForGood, progressing, overflowed)
     }
 }

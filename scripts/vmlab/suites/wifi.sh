@@ -117,9 +117,10 @@ wpa2_case() {
 }
 wpa2_case
 
-# A roam between two access points of one SSID: the BSSID changes, the path never becomes
-# unreachable and its identity stays; then another SSID changes the identity; then the access
-# point going away makes the path unreachable.
+# Roams between two access points of one SSID, VM_WIFI_ROAMS times (default 10), back and forth:
+# the BSSID changes, the path never becomes unreachable, its identity stays, and the summary
+# watch prints nothing; each roam's time (iw's events) is printed. Then another SSID changes the
+# identity; then the access point going away makes the path unreachable.
 roam_case() {
     selected roam || return 0
     ap campus-a wlan1 Campus || { fail roam "first access point"; return; }
@@ -129,29 +130,45 @@ roam_case() {
     first=$(iw dev wlan0 link | sed -n 's/^Connected to \([0-9a-f:]*\).*/\1/p')
     a=$(vm_ap_bssid campus-a)
     b=$(vm_ap_bssid campus-b)
-    target=$b
-    [ "$first" = "$b" ] && target=$a
     vm_wait "$check watch $out/watch.jsonl 0 wlan0 bssid=$first status=wifi" 10 || { fail roam "watch never showed $first"; return; }
-    from=$(wc -l <"$out/watch.jsonl")
-    text_from=$(wc -l <"$out/watch.txt")
-    iw_from=$(wc -l <"$out/iw-events.txt")
-    vm_sta_roam wlan0 "$target" || { fail roam "wpa_supplicant did not roam to $target"; return; }
-    if ! vm_wait "$check watch $out/watch.jsonl $from wlan0 bssid=$target ssid=Campus identity-ssid=Campus status=wifi" 10; then
-        fail roam "watch: $($check watch "$out/watch.jsonl" "$from" wlan0)"
-    elif ! $check never "$out/watch.jsonl" "$from" status=unreachable; then
-        fail roam "an unreachable moment during the roam"
-        $check dump "$out/watch.jsonl" "$from" wlan0 | sed 's/^/# watch: /'
-        sed 's/^/# iw: /' "$out/iw-events.txt" | tail -n 30
-    elif [ "$(tail -n +"$((text_from + 1))" "$out/watch.txt" | wc -l)" -ne 0 ]; then
-        fail roam "the roam was printed as a change: $(tail -n +"$((text_from + 1))" "$out/watch.txt")"
-    else
-        ok roam
-        # How long the station was away, by the kernel's events: its first event of the roam
-        # (leaving the old access point) to "connected to" the new one.
-        took=$(awk -v from="$iw_from" 'NR > from && / wlan0 / { t = $1 + 0; if (!s) s = t }
-            NR > from && / wlan0 / && /connected to/ { printf "%d", (t - s) * 1000; exit }' "$out/iw-events.txt")
-        echo "# roam: $first -> $target in ${took:-?} ms (iw events), $($check count "$out/watch.jsonl" "$from") path lines (--all-changes), none in the summary watch"
-    fi
+    roams=${VM_WIFI_ROAMS:-10} passed=0 times=
+    # VM_WIFI_LOAD=N: N busy loops while it roams (a loaded gateway roams slower).
+    hogs=
+    for _ in $(seq 1 "${VM_WIFI_LOAD:-0}"); do
+        sh -c 'while :; do :; done' &
+        hogs="$hogs $!"
+    done
+    at=$first
+    i=0
+    while [ "$i" -lt "$roams" ]; do
+        i=$((i + 1))
+        target=$b
+        [ "$at" = "$b" ] && target=$a
+        from=$(wc -l <"$out/watch.jsonl")
+        text_from=$(wc -l <"$out/watch.txt")
+        iw_from=$(wc -l <"$out/iw-events.txt")
+        vm_sta_roam wlan0 "$target" || { echo "# roam $i: wpa_supplicant did not roam to $target"; break; }
+        at=$target
+        if ! vm_wait "$check watch $out/watch.jsonl $from wlan0 bssid=$target ssid=Campus identity-ssid=Campus status=wifi" 10; then
+            echo "# roam $i: watch: $($check watch "$out/watch.jsonl" "$from" wlan0)"
+        elif ! { sleep 0.3; $check never "$out/watch.jsonl" "$from" status=unreachable; }; then
+            echo "# roam $i: an unreachable moment"
+            $check dump "$out/watch.jsonl" "$from" wlan0 | sed 's/^/# watch: /'
+            tail -n +"$((iw_from + 1))" "$out/iw-events.txt" | sed 's/^/# iw: /' | tail -n 30
+        elif [ "$(tail -n +"$((text_from + 1))" "$out/watch.txt" | wc -l)" -ne 0 ]; then
+            echo "# roam $i: printed as a change: $(tail -n +"$((text_from + 1))" "$out/watch.txt")"
+        else
+            passed=$((passed + 1))
+        fi
+        # How long the station was away, by the kernel's events: leaving the old access point
+        # (or authenticating with the new one) to "connected to" the new one.
+        took=$(awk -v from="$iw_from" 'NR > from && / wlan0 / && /deauth|disassoc|disconnected|: auth/ { t = $1 + 0; if (!s) s = t }
+            NR > from && / wlan0 / && /connected to/ { t = $1 + 0; printf "%d", (t - s) * 1000; exit }' "$out/iw-events.txt")
+        times="$times ${took:-?}"
+    done
+    [ -n "$hogs" ] && kill $hogs
+    echo "# roam: $passed of $roams roams between $a and $b without an outage or a summary line; each took (ms, iw events):$times"
+    if [ "$passed" -eq "$roams" ]; then ok roam; else fail roam "$passed of $roams roams without an outage"; fi
 
     # Another SSID: a new identity.
     ap other wlan3 Elsewhere || { fail other-ssid "access point"; return; }
