@@ -27,9 +27,10 @@ e. vcell0 deleted and re-created (same name, new ifindex), twice: once after the
    +-1 % of what it had plus the kernel's bytes since.
 f. Fresh counts, with the daemon restarted to count only every 60 s: 45 MiB of curl over
    vcell0 under `fresh` (50 MB) is counted by `budget show fresh` at once (+-1 %); a 10 MiB job
-   added right after gets at most what is left (+256 KiB) and waits overBudget; a job at 4 MB/s
-   (nginx's limit_rate) under `live` (25 MB), exhausted by 20 MiB of curl while it runs, is
-   paused overBudget within 3 s. `cell` is reset afterwards, and the daemon counts every 2 s again.
+   added right after gets at most what is left (+256 KiB) and waits overBudget; after 5 MiB more
+   of curl, past the limit, /v1/path says `fresh` is exhausted at once; a job at 4 MB/s (nginx's
+   limit_rate) under `live` (25 MB), exhausted by 20 MiB of curl while it runs, is paused
+   overBudget within 3 s. `cell` is reset afterwards, and the daemon counts every 2 s again.
 c. A job held: a budget already exhausted (`held`, 1 MB, passed by 8 MiB of curl) holds a
    queued download (`queue show ID --json`: reason overBudget naming `held`); `budget snooze
    held` releases it and it succeeds. Then `cyc` (daily) exhausted the same way holds another
@@ -863,6 +864,11 @@ def check_f_fresh(context):
             fail(where, f"the job got {done} bytes with {left} left")
         figures.append(("f. job added with 2.8 MB left: bytes it got", done, left, None, "ok" if done <= left + 256 * 1024 else "over"))
         cli.queue("cancel", str(job_id), check=False)
+        # 5 MiB more of curl passes the limit: /v1/path says `fresh` is exhausted at once.
+        download(CELL_SERVER, "f5.bin")
+        budgets = {budget.get("name"): budget.get("state") for budget in context.api.json("/v1/path").get("budgets", [])}
+        if budgets.get("fresh") != "exhausted":
+            fail(where, f"/v1/path right after curl passed the limit says {budgets}, expected fresh exhausted")
         cli.budget("remove", "fresh")
 
         # Live: the budget runs out while a job runs, by traffic that is not the job's.

@@ -69,7 +69,8 @@ if __name__ != "__main__":
     def jobs_refused_only_for_a_missing_path(ctx, response, case):
         """`POST /v1/jobs` may answer `400` to a schema-valid job (the allowance in CONFIGURATION)
         only for what no schema can state: an upload's file or a command's working directory
-        that does not exist. Any other refusal of a valid job is a contract failure."""
+        that does not exist, or a download's directory the daemon (here `nobody`) may not write.
+        Any other refusal of a valid job is a contract failure."""
         meta = case.meta
         if case.method.upper() != "POST" or case.path != "/v1/jobs" or response.status_code != 400:
             return None
@@ -80,8 +81,9 @@ if __name__ != "__main__":
             raise AssertionError(f"a schema-valid job was refused for another reason than a missing path: {message[:300]}")
         return None
 
-# The one refusal of a schema-valid job the document allows (see ClientFileView.swift).
-MISSING_PATH = re.compile(r"^(file|workingDirectory): '.*' does not exist", re.DOTALL)
+# The refusals of a schema-valid job the document allows (see ClientFileView.swift).
+MISSING_PATH = re.compile(r"^((file|workingDirectory): '.*' does not exist|destination: the daemon \(uid \d+\) may not create files in '.*')",
+                          re.DOTALL)
 DOCUMENT = os.path.join(ROOT, "openapi", "reach-daemon.yaml")
 DAEMON = os.environ.get("REACH_DAEMON") or os.path.join(ROOT, ".build", "debug", "reach-daemon")
 SCHEMATHESIS = os.path.join(os.path.dirname(sys.executable), "schemathesis")
@@ -89,7 +91,8 @@ SEED = 19
 MAX_EXAMPLES = 500  # about 6,200 cases, 85-95 s on two cores (1,000: 11,700 cases, 135-180 s)
 RUN_TIMEOUT = 600  # a hung run is a failure, not a hung test suite
 # What no JSON Schema can state: a budget's `warningBytes` at most its `limitBytes` and its
-# `reserveBytes` below it; a job's upload file or working directory that does not exist (and
+# `reserveBytes` below it; a job's upload file or working directory that does not exist, or a
+# download directory the daemon may not write (and
 # jobs_refused_only_for_a_missing_path holds that allowance to exactly that). A body that breaks
 # one is schema-valid and a documented `400`.
 CONFIGURATION = """[[operations]]

@@ -11,6 +11,9 @@ struct PathAPI: Sendable {
     /// The network traffic to a host takes now (the monitor's per-destination judgement); nil:
     /// not served (tests without a monitor).
     let destination: (@Sendable (String) async throws -> TransferNetwork)?
+    /// The path with its budgets' states on fresh counts, when budgets exist (nil: the feed's
+    /// latest path answers, as without budgets).
+    var freshPath: (@Sendable () async -> NetworkPath?)? = nil
 
     /// The longest host name asked about (a DNS name is at most 253 characters).
     static let maxHostLength = 253
@@ -22,6 +25,7 @@ struct PathAPI: Sendable {
         switch (parts[1], parts.count) {
         case ("path", 2):
             guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }
+            if let freshPath, let path = await freshPath() { return .json(status: 200, Array(PathJSON.text(path).utf8)) }
             return .json(status: 200, Array(paths.latestJSON().utf8))
         case ("path", 3) where parts[2] == "events":
             guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }

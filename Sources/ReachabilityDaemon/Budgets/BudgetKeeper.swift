@@ -187,7 +187,13 @@ final class BudgetKeeper: Sendable {
         await onQueue { self.tickAndCheckpoint() }
     }
 
-    private var hasBudgets: Bool { state.withLock { !$0.ledger.accounts.isEmpty } }
+    /// Whether any budget is defined (without one, no count matters).
+    var hasBudgets: Bool { state.withLock { !$0.ledger.accounts.isEmpty } }
+
+    /// When the counters were last counted: a reading this recent is fresh enough for any
+    /// answer, so a burst of requests (every user may ask for the path) costs one link dump.
+    private let lastCounted = Mutex<ContinuousClock.Instant?>(nil)
+    static let freshEnough: Duration = .milliseconds(100)
 
     /// How often the counters are read while a job moves bytes (and some budget exists).
     static let liveInterval: Duration = .seconds(1)
@@ -197,6 +203,7 @@ final class BudgetKeeper: Sendable {
     /// are no budgets.
     func refresh() async {
         guard hasBudgets else { return }
+        if let last = lastCounted.withLock({ $0 }), ContinuousClock.now - last < Self.freshEnough { return }
         guard let reading = await monitor.countersNow() else { return }
         await count(reading)
     }
@@ -216,6 +223,7 @@ final class BudgetKeeper: Sendable {
     }
 
     private func record(_ reading: CounterReading) {
+        lastCounted.withLock { $0 = ContinuousClock.now }
         let time = now()
         let transitions = state.withLock { state in
             state.interfaces = reading.interfaces

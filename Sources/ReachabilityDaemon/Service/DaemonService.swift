@@ -25,7 +25,16 @@ struct DaemonService: Service {
         let dispatcher = configuration.dispatcherDirectory.map {
             Dispatcher(directory: $0, timeout: configuration.dispatcherTimeout, socketPath: configuration.socketPath, logger: logger)
         }
-        let pathAPI = PathAPI(paths: paths, destination: { [monitor] host in try await Self.network(to: host, monitor: monitor) })
+        let pathAPI = {
+            var api = PathAPI(paths: paths, destination: { [monitor] host in try await Self.network(to: host, monitor: monitor) })
+            // A budget's state on the path rests on the bytes moved until now, not an interval ago.
+            api.freshPath = { [budgets, monitor] in
+                guard budgets.hasBudgets else { return nil }
+                await budgets.refresh()
+                return try? await monitor.currentPath()
+            }
+            return api
+        }()
         let api = {
             var api = QueueAPI(queue: queue, paths: paths, metrics: metrics, pathAPI: pathAPI)
             api.budgetAPI = BudgetAPI(keeper: budgets)
