@@ -12,27 +12,24 @@ struct ReachDaemonUplinkTests {
     /// must arrive over the Wi-Fi veth (it came over cellular, 20 MB of it, while the job said
     /// Wi-Fi).
     @Test func aPooledConnectionNeverOutlivesTheUplinkItWasJudgedOn() async throws {
-        let namespaces = try await RoutedNamespaces()
-        let files = try TemporaryDirectory()
+        let (client, server, files) = try await routedServerNamespaces()
         defer { files.remove() }
+        defer { server.stream.stop() }
         let size = 8_000_000
         let sha = try randomFile(files.path + "/big.bin", bytes: size)
         _ = try randomFile(files.path + "/small.bin", bytes: 1000)
-        let server = try await TestServer(
-            root: files.path, log: files.path + "/requests.log", in: namespaces.server, address: RoutedNamespaces.serverAddress)
-        defer { server.stream.stop() }
-        try namespaces.client.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "100")
-        let daemon = try DaemonUnderTest(in: namespaces.client, arguments: RoutedNamespaces.overrides)
+        try client.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "100")
+        let daemon = try DaemonUnderTest(in: client, arguments: RoutedNamespaces.overrides)
         try await daemon.start()
 
         // Over cellular: its connection stays in the pool (the server keeps it alive).
         try await runJob(daemon, ["add", "get", server.url("small.bin"), "-o", daemon.files.path + "/small.bin", "--settle", "0"])
 
-        try namespaces.client.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")
-        let before = try received(namespaces.client)
+        try client.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")
+        let before = try received(client)
         let onWiFi = try await runJob(
             daemon, ["add", "get", server.url("big.bin"), "-o", daemon.files.path + "/big.bin", "--sha256", sha, "--when", "wifi", "--no-cellular", "--settle", "0"])
-        let after = try received(namespaces.client)
+        let after = try received(client)
         let wifi = after["va", default: 0] - before["va", default: 0]
         let cellular = after["wa", default: 0] - before["wa", default: 0]
         #expect(wifi >= Int64(size), "Wi-Fi veth received \(wifi) B, cellular \(cellular) B")
@@ -45,25 +42,22 @@ struct ReachDaemonUplinkTests {
     /// without a word to the server (the connection is dead, not closed); a job over cellular
     /// must open its own at once, not stall on the dead one until the read timeout (30 s).
     @Test func aConnectionOverAnUplinkThatWentAwayIsNotWaitedOn() async throws {
-        let namespaces = try await RoutedNamespaces()
-        let files = try TemporaryDirectory()
+        let (client, server, files) = try await routedServerNamespaces()
         defer { files.remove() }
-        _ = try randomFile(files.path + "/small.bin", bytes: 1000)
-        let server = try await TestServer(
-            root: files.path, log: files.path + "/requests.log", in: namespaces.server, address: RoutedNamespaces.serverAddress)
         defer { server.stream.stop() }
-        try namespaces.client.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")
-        try namespaces.client.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "100")
-        let daemon = try DaemonUnderTest(in: namespaces.client, arguments: RoutedNamespaces.overrides)
+        _ = try randomFile(files.path + "/small.bin", bytes: 1000)
+        try client.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va", "metric", "10")
+        try client.ip("route", "add", "default", "via", "10.2.0.1", "dev", "wa", "metric", "100")
+        let daemon = try DaemonUnderTest(in: client, arguments: RoutedNamespaces.overrides)
         try await daemon.start()
         try await runJob(daemon, ["add", "get", server.url("small.bin"), "-o", daemon.files.path + "/first.bin", "--settle", "0"])
 
-        try namespaces.client.ip("link", "set", "va", "down")
-        let before = try received(namespaces.client)
+        try client.ip("link", "set", "va", "down")
+        let before = try received(client)
         let began = ContinuousClock.now
         let overCellular = try await runJob(daemon, ["add", "get", server.url("small.bin"), "-o", daemon.files.path + "/again.bin", "--settle", "0"])
         let took = ContinuousClock.now - began
-        let cellular = try received(namespaces.client)["wa", default: 0] - before["wa", default: 0]
+        let cellular = try received(client)["wa", default: 0] - before["wa", default: 0]
         #expect(overCellular["state"] as? String == "succeeded")
         #expect(cellular >= 1000, "the cellular veth received \(cellular) B")
         #expect(took < .seconds(15), "a job over cellular took \(took) after Wi-Fi went away")

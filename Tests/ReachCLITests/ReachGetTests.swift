@@ -81,7 +81,7 @@ private func jsonEvents(_ stream: ReachStream) -> [[String: Any]] {
 }
 
 /// ``RoutedNamespaces`` with a test server on the server's address.
-private func routedServerNamespaces() async throws -> (TestNamespace, TestServer, TemporaryDirectory) {
+func routedServerNamespaces() async throws -> (TestNamespace, TestServer, TemporaryDirectory) {
     let namespaces = try await RoutedNamespaces()
     let files = try TemporaryDirectory()
     try FileManager.default.createDirectory(atPath: files.path + "/out", withIntermediateDirectories: true)

@@ -41,15 +41,22 @@ private final class ReadingLog: Sendable {
 
 @Suite("Interface counters from the kernel", .enabled(if: TestNamespace.isSupported), .serialized)
 struct InterfaceCountersIntegrationTests {
-    @Test func countersMatchTheKernelAndADeletedLinkReportsItsLastCounters() async throws {
+    /// A namespace with a veth `va` (10.9.0.1) to a peer namespace (kept alive by the caller),
+    /// and a monitor of it reading counters every `interval`.
+    private func counting(every interval: Duration) throws -> (TestNamespace, TestNamespace, NetworkMonitor) {
         let ns = try TestNamespace()
         let peer = try TestNamespace()
         try ns.ipBatch(["link add va type veth peer name vb", "link set va up", "addr add 10.9.0.1/24 dev va"])
         try ns.moveLink("vb", to: peer)
         try peer.ipBatch(["link set vb up", "addr add 10.9.0.2/24 dev vb"])
         var configuration = MonitorConfiguration(sysfsRoot: "/nonexistent/reach-test-sysfs", namespacePath: ns.namespace.path)
-        configuration.counterInterval = .milliseconds(200)
-        let monitor = NetworkMonitor(configuration: configuration)
+        configuration.counterInterval = interval
+        return (ns, peer, NetworkMonitor(configuration: configuration))
+    }
+
+    @Test func countersMatchTheKernelAndADeletedLinkReportsItsLastCounters() async throws {
+        let (ns, peer, monitor) = try counting(every: .milliseconds(200))
+        defer { withExtendedLifetime(peer) {} }
         let log = ReadingLog(monitor)
         let paths = Task { for try await _ in monitor.paths {} }
         defer {
@@ -82,14 +89,8 @@ struct InterfaceCountersIntegrationTests {
     /// the counters at once, and they hold what was sent a moment before (a budget judged
     /// without it would see nothing of it for an hour).
     @Test func countersNowReadsWhatWasJustSentWithoutWaitingForTheInterval() async throws {
-        let ns = try TestNamespace()
-        let peer = try TestNamespace()
-        try ns.ipBatch(["link add va type veth peer name vb", "link set va up", "addr add 10.9.0.1/24 dev va"])
-        try ns.moveLink("vb", to: peer)
-        try peer.ipBatch(["link set vb up", "addr add 10.9.0.2/24 dev vb"])
-        var configuration = MonitorConfiguration(sysfsRoot: "/nonexistent/reach-test-sysfs", namespacePath: ns.namespace.path)
-        configuration.counterInterval = .seconds(3600)
-        let monitor = NetworkMonitor(configuration: configuration)
+        let (ns, peer, monitor) = try counting(every: .seconds(3600))
+        defer { withExtendedLifetime(peer) {} }
         #expect(await monitor.countersNow() == nil, "no reading from a monitor that is not running")
         let log = ReadingLog(monitor)
         let paths = Task { for try await _ in monitor.paths {} }

@@ -153,7 +153,7 @@ struct DaemonService: Service {
             var told: String?
             for try await path in monitor.paths {
                 paths.publish(path)
-                let words = PathFeed.summary(path)
+                let words = paths.latestSummary()
                 if let line = DaemonLogLines.path(words, previous: told) { logger.log(level: line.level, "\(line.text)") }
                 told = words
                 dispatcher?.pathChanged(path)
