@@ -5,19 +5,28 @@ import Synchronization
 
 /// Judges the network traffic to each destination host takes, once per change of the kernel's
 /// state however many jobs wait on that host: every watched host is judged in one round, from
-/// one snapshot towards all their addresses (one dump, one route lookup per address), on a
-/// serial dispatch queue (name resolution and netlink block). Changes that arrive during a round
-/// are coalesced into one more round.
+/// one reading towards all their addresses (one route lookup per address), on a serial dispatch
+/// queue. Changes that arrive during a round are coalesced into one more round.
 ///
-/// Names are resolved at most once per ``nameLifetime`` per host (`getaddrinfo` reports no
-/// record lifetime; a caching resolver below it applies the real one), and again as soon as the
-/// default path moves to another interface (another network may answer differently).
+/// Names are never resolved in a round: a round judges the addresses each host last resolved
+/// to, and starts lookups (``HostLookups``, concurrent, each on a thread of its own) for names
+/// that have none or whose answer is older than ``nameLifetime`` or from before the default path
+/// moved to another interface (another network may answer differently). Each answer schedules a
+/// round of its own. A slow or silent name therefore delays only its own subscribers, and those
+/// by at most ``lookupDeadline``: then they are told the default path's network, as for a name
+/// that does not resolve. Literals, resolved names and route changes are judged at once.
 final class DestinationJudge: Sendable {
     /// Where a subscriber's networks go: each new one, then the source's end (an error, or
     /// `CancellationError` when the monitor stops). Called off the caller's task, in order.
     typealias Delivery = @Sendable (Result<TransferNetwork, any Error>) -> Void
 
     static let nameLifetime: Duration = .seconds(60)
+    /// How long a name that did not resolve is judged by the default path before it is asked
+    /// about again (at the next round after that).
+    static let failureLifetime: Duration = .seconds(5)
+    /// How long subscribers of a name never resolved wait for its first answer before they hear
+    /// the default path's network.
+    static let lookupDeadline: Duration = .seconds(5)
 
     private struct Host {
         var subscribers: [UInt64: Delivery] = [:]
@@ -25,8 +34,15 @@ final class DestinationJudge: Sendable {
         var last: TransferNetwork?
         /// The last network judged, before budgets: what a budget change applies to anew.
         var judged: TransferNetwork?
+        /// The addresses of the last answer (kept while a newer one is looked up); nil: none yet,
+        /// or the last lookup failed.
         var addresses: [String]?
+        /// When the last answer came (nil: it is to be asked again).
         var resolvedAt: ContinuousClock.Instant?
+        /// When the lookup in flight started; nil: none in flight.
+        var lookupStarted: ContinuousClock.Instant?
+        /// The first lookup started: until it answers or ``lookupDeadline`` passes, nothing is told.
+        var firstLookupStarted: ContinuousClock.Instant?
     }
 
     /// One host's new network for its subscribers, told outside the lock. The subscribers are
@@ -54,10 +70,14 @@ final class DestinationJudge: Sendable {
     private weak let monitor: NetworkMonitor?
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "reach.destinations", qos: .utility)
+    private let lookups: HostLookups
     /// Rounds run, for tests and benchmarks: one per coalesced change, whatever the subscribers.
     let rounds = Atomic<Int>(0)
 
-    init(monitor: NetworkMonitor) { self.monitor = monitor }
+    init(monitor: NetworkMonitor, lookups: HostLookups) {
+        self.monitor = monitor
+        self.lookups = lookups
+    }
 
     /// The network to `host` now, then after each change that changes it.
     func subscribe(_ host: String) -> AsyncThrowingStream<TransferNetwork, any Error> {
@@ -205,54 +225,108 @@ final class DestinationJudge: Sendable {
         }
     }
 
+    /// What a round judges a host by.
+    private enum Basis {
+        case addresses([String])
+        /// No address (yet): the default path's network.
+        case defaultPath
+        /// The first lookup is under way: tell nothing yet.
+        case wait
+    }
+
     private func judgeOnce() {
         // Not before the monitor has published its first path: with validation on, that path
         // carries what the probes found, which a destination behind a gateway inherits. The
         // first path wakes the feeder, which asks for a round then.
         guard let monitor, let path = monitor.latestPath else { return }
         rounds.wrappingAdd(1, ordering: .relaxed)
-        let now = ContinuousClock.now
-        let primary = path.primary?.name
-        let wanted = state.withLock { state -> [(String, [String]?)] in
-            if primary != state.primary {
-                state.primary = primary
-                for host in state.hosts.keys { state.hosts[host]?.addresses = nil }
-            }
-            return state.hosts.map { host, entry in
-                let fresh = entry.resolvedAt.map { now - $0 < Self.nameLifetime } ?? false
-                return (host, fresh ? entry.addresses : nil)
-            }
-        }
-        var addresses: [String: [String]] = [:]
-        var resolvedNow: Set<String> = []
-        for (host, known) in wanted {
-            if let known {
-                addresses[host] = known
-            } else if let resolved = try? HostResolver.addresses(of: host) {
-                addresses[host] = resolved
-                resolvedNow.insert(host)
-            }
-        }
-        let all = Array(Set(addresses.values.joined())).sorted()
+        let (bases, toLookUp) = plan(primary: path.primary?.name, now: .now)
+        for host in toLookUp { startLookup(host) }
+        let all = Array(Set(bases.values.flatMap { basis -> [String] in
+            if case .addresses(let addresses) = basis { return addresses }
+            return []
+        })).sorted()
         let routes = all.isEmpty ? [] : ((try? monitor.routes(toAddresses: all)) ?? [])
         let fallback = TransferNetwork(path: path)
         var judged: [String: TransferNetwork] = [:]
-        for (host, _) in wanted {
-            guard let mine = addresses[host] else {
-                judged[host] = fallback  // unresolved (no DNS without a network): the default path
-                continue
+        for (host, basis) in bases {
+            switch basis {
+            case .wait: continue
+            case .defaultPath: judged[host] = fallback
+            case .addresses(let mine):
+                let hostRoutes = routes.filter { mine.contains($0.destination) }
+                judged[host] = NetworkMonitor.withConnectivity(TransferNetwork(routes: hostRoutes), routes: hostRoutes, path: path)
             }
-            let hostRoutes = routes.filter { mine.contains($0.destination) }
-            judged[host] = NetworkMonitor.withConnectivity(TransferNetwork(routes: hostRoutes), routes: hostRoutes, path: path)
         }
+        deliver(judged, monitor: monitor, path: path)
+    }
+
+    /// What each host is judged by in this round, and which names to look up (marked as in
+    /// flight here, so no other round starts them again).
+    private func plan(primary: String?, now: ContinuousClock.Instant) -> ([String: Basis], [String]) {
+        state.withLock { state in
+            if primary != state.primary {
+                state.primary = primary
+                for host in state.hosts.keys { state.hosts[host]?.resolvedAt = nil }
+            }
+            var bases: [String: Basis] = [:]
+            var toLookUp: [String] = []
+            for (host, entry) in state.hosts {
+                if IPPrefix.parse(host) != nil {
+                    bases[host] = .addresses([host])
+                    continue
+                }
+                var entry = entry
+                let lifetime = entry.addresses == nil ? Self.failureLifetime : Self.nameLifetime
+                let fresh = entry.resolvedAt.map { now - $0 < lifetime } ?? false
+                if !fresh && entry.lookupStarted == nil {
+                    entry.lookupStarted = now
+                    if entry.resolvedAt == nil && entry.addresses == nil { entry.firstLookupStarted = entry.firstLookupStarted ?? now }
+                    toLookUp.append(host)
+                }
+                if let addresses = entry.addresses {
+                    bases[host] = .addresses(addresses)
+                } else if let first = entry.firstLookupStarted, entry.lookupStarted != nil, now - first < Self.lookupDeadline {
+                    bases[host] = .wait
+                } else {
+                    bases[host] = .defaultPath
+                }
+                state.hosts[host] = entry
+            }
+            return (bases, toLookUp)
+        }
+    }
+
+    /// Looks `host` up off the round; its answer (or its deadline) brings another round.
+    private func startLookup(_ host: String) {
+        lookups.lookUp(host) { [weak self] answer in
+            guard let self else { return }
+            let now = ContinuousClock.now
+            self.state.withLock { state in
+                guard var entry = state.hosts[host] else { return }
+                entry.lookupStarted = nil
+                entry.firstLookupStarted = nil
+                entry.resolvedAt = now
+                switch answer {
+                case .success(let addresses): entry.addresses = addresses
+                // A name that stopped resolving keeps its last addresses until it answers again.
+                case .failure: break
+                }
+                state.hosts[host] = entry
+            }
+            self.changed()
+        }
+        queue.asyncAfter(deadline: .now() + .milliseconds(Int(Self.lookupDeadline.components.seconds * 1000) + 1)) { [weak self] in
+            self?.changed()
+        }
+    }
+
+    /// Stores each host's judgement and tells its subscribers of a new one.
+    private func deliver(_ judged: [String: TransferNetwork], monitor: NetworkMonitor, path: NetworkPath) {
         let deliveries = state.withLock { state -> [Deliveries] in
             var deliveries: [Deliveries] = []
             for (host, bare) in judged {
                 guard var entry = state.hosts[host] else { continue }
-                if resolvedNow.contains(host) {
-                    entry.addresses = addresses[host]
-                    entry.resolvedAt = now
-                }
                 entry.judged = bare
                 let network = monitor.withBudgets(bare, path: path)
                 if entry.last != network {

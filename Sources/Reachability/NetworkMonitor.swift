@@ -1,7 +1,7 @@
 import AsyncAlgorithms
 import Dispatch
 public import ReachabilityCore
-import ReachabilityLinux
+package import ReachabilityLinux
 import Synchronization
 
 /// Tells, live, whether and how this host is online.
@@ -33,6 +33,9 @@ public final class NetworkMonitor: Sendable {
     /// Told about every snapshot the source delivers (route and rule changes included, which
     /// may leave the default path unchanged); see ``networks(to:)``.
     let snapshotObservers = Mutex<[UInt64: AsyncStream<Void>.Continuation]>([:])
+    /// Counts the snapshots the source delivered: a route looked up in one generation stays
+    /// true until the next (``DestinationLookup`` caches by it).
+    let snapshotGeneration = Atomic<UInt64>(0)
     /// The kernel source's counters, kept across runs (see ``statistics``).
     let sourceStatistics = SourceStatisticsLedger()
     /// Validation settings and the prober, when both are given and the settings name a URL.
@@ -40,6 +43,8 @@ public final class NetworkMonitor: Sendable {
     /// Probes go out of interfaces of this namespace.
     let namespacePath: String?
     let judgeBox = Mutex<DestinationJudge?>(nil)
+    /// Where the judge resolves names (``resolveNames(with:)``).
+    let judgeLookups = Mutex(HostLookups())
     /// What data budgets say about each interface (``updateBudgets(_:)``).
     let budgetTable = Mutex(InterfaceBudgets())
     /// Told each counter reading (``interfaceCounters()``).
@@ -51,10 +56,16 @@ public final class NetworkMonitor: Sendable {
     var destinationJudge: DestinationJudge {
         judgeBox.withLock { box in
             if let judge = box { return judge }
-            let judge = DestinationJudge(monitor: self)
+            let judge = DestinationJudge(monitor: self, lookups: judgeLookups.withLock { $0 })
             box = judge
             return judge
         }
+    }
+
+    /// Resolves the names ``networks(to:)`` judges with `lookups` (a test's slow resolver); only
+    /// before the first such stream.
+    package func resolveNames(with lookups: HostLookups) {
+        judgeLookups.withLock { $0 = lookups }
     }
 
     /// A monitor of the kernel's network state. With `prober` (`HTTPConnectivityProber` from
@@ -226,6 +237,7 @@ public final class NetworkMonitor: Sendable {
                     } else {
                         self?.publish(path, run: run)
                     }
+                    self?.snapshotGeneration.wrappingAdd(1, ordering: .releasing)
                     self?.snapshotObservers.withLock { observers in for observer in observers.values { observer.yield() } }
                 }, counters: { [weak self] samples in
                     self?.deliverCounters(CounterReading(counters: samples, interfaces: classified.value.withLock { $0 }))

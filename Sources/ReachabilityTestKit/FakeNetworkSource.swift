@@ -12,6 +12,7 @@ public final class FakeNetworkSource: NetworkStateSource {
         var starts = 0
         var cancellations = 0
         var routeReads = 0
+        var destinationsAsked: Set<String> = []
         var startError: (any Error)?
         var holdNextStart = false
         var holdingStart = false
@@ -30,6 +31,8 @@ public final class FakeNetworkSource: NetworkStateSource {
     public var starts: Int { state.withLock { $0.starts } }
     /// Readings towards destinations (``snapshot(towards:)``): what per-destination judging costs.
     public var routeReads: Int { state.withLock { $0.routeReads } }
+    /// Every address a reading was taken towards.
+    public var destinationsAsked: Set<String> { state.withLock { $0.destinationsAsked } }
     public var cancellations: Int { state.withLock { $0.cancellations } }
     public var isRunning: Bool { state.withLock { $0.handler != nil } }
 
@@ -92,6 +95,7 @@ public final class FakeNetworkSource: NetworkStateSource {
     public func snapshot(towards destinations: [String]) throws -> NetworkSnapshot {
         var snapshot = state.withLock { state in
             state.routeReads += 1
+            state.destinationsAsked.formUnion(destinations)
             return state.current
         }
         snapshot.lookups = destinations.compactMap { destination in

@@ -85,4 +85,34 @@ struct DispatcherTests {
         let names = try #require(try DispatcherScripts.list(directory)?.get()).map(\.name)
         #expect(names == ["10-a", "B", "a", "b"])
     }
+
+    @Test(arguments: [
+        ("/", true, UInt32(0), UInt32(0o755), true),
+        ("/tmp", true, 0, 0o1777, true),  // sticky: others cannot rename what is not theirs
+        ("/srv/shared", true, 0, 0o777, false),
+        ("/srv/group", true, 0, 0o775, false),
+        ("/home/mallory", true, 1001, 0o755, false),
+        ("/home/daemon", true, 1000, 0o755, true),  // the daemon's own user (1000 below)
+        ("/srv/file", false, 0, 0o755, false),
+    ] as [(String, Bool, UInt32, UInt32, Bool)])
+    func aHookDirectoryIsRefusedWhenAnyParentLetsOthersReplaceIt(path: String, isDirectory: Bool, owner: UInt32, mode: UInt32, safe: Bool) {
+        let problem = DispatcherScripts.ancestorProblem(path, isDirectory: isDirectory, owner: owner, mode: mode, euid: 1000)
+        #expect((problem == nil) == safe, "\(problem ?? "safe")")
+        if let problem { #expect(problem.contains(path)) }
+    }
+
+    @Test func aParentOthersCanWriteRefusesTheDirectory() throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("dispatcher-parent-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: parent + "/hooks", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        _ = chmod(parent, 0o777)
+        _ = chmod(parent + "/hooks", 0o755)
+        guard case .failure(let error) = DispatcherScripts.open(parent + "/hooks") else {
+            Issue.record("a hook directory below a world-writable parent was opened")
+            return
+        }
+        #expect(error.message.contains("writable by its group or others"), "\(error.message)")
+        _ = chmod(parent, 0o755)
+        #expect((try? DispatcherScripts.open(parent + "/hooks")?.get()) != nil)
+    }
 }

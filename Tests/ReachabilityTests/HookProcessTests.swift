@@ -49,15 +49,66 @@ struct HookProcessTests {
     }
 
     /// A hook that leaves a process holding its output open (`daemon &`) does not hold up the
-    /// next hook until that process ends (without the bound, this waits 1,000 s).
-    @Test(.timeLimit(.minutes(1))) func aProcessLeftBehindDoesNotHoldUpTheHook() async throws {
+    /// next hook until that process ends (without the bound, this waits 1,000 s), and the
+    /// leftover is ended with the run (the old code left it running, and a thread and the pipe
+    /// waiting on it: the daemon's own counts are in `ReachDaemonLocalUserTests`).
+    @Test(.timeLimit(.minutes(2))) func whatAHookLeavesBehindIsEndedWithTheRun() async throws {
+        let runs = try await withThrowingTaskGroup(of: (HookProcess.Outcome, [String]).self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let output = Lines()
+                    let outcome = try await HookProcess.run(
+                        ["/bin/sh", "-c", "sleep 1000 & echo $!"], environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(30), output: output.add)
+                    return (outcome, output.all)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        var leftovers: [Int32] = []
+        for (outcome, lines) in runs {
+            #expect(outcome.termination.exitStatus == 0)
+            #expect(!outcome.timedOut)
+            #expect(outcome.endedLeftovers)
+            leftovers.append(try #require(lines.first.flatMap { Int32($0) }))
+        }
+        for pid in leftovers {
+            // Gone, or a zombie only this process could reap (it is the hook's grandchild).
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+            #expect(state == nil || state == "Z", "leftover \(pid) is still \(state ?? "?")")
+        }
+    }
+
+    /// `yes` for as long as it may: at most ``HookProcess/maxLines`` lines handed over, the
+    /// rest counted.
+    @Test func aChattyHookIsCappedAndTheRestCounted() async throws {
         let output = Lines()
         let outcome = try await HookProcess.run(
-            ["/bin/sh", "-c", "sleep 1000 & echo $!"], environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(30), output: output.add)
+            ["/bin/sh", "-c", "yes | head -n 100000"], environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(30), output: output.add)
         #expect(outcome.termination.exitStatus == 0)
-        #expect(!outcome.timedOut)
-        let leftover = try #require(output.all.first.flatMap { Int32($0) })
-        #expect(kill(leftover, SIGKILL) == 0)
+        #expect(output.all.count == HookProcess.maxLines)
+        #expect(outcome.droppedLines == 100_000 - HookProcess.maxLines)
+    }
+
+    /// Started from an open descriptor, the file that runs is the one opened, even when its
+    /// name points elsewhere by then (a script, so its interpreter reads it through fd 3).
+    @Test func aHookStartedFromItsDescriptorIsTheFileThatWasOpened() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hookfd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let hook = directory + "/10-hook"
+        FileManager.default.createFile(atPath: hook, contents: Data("#!/bin/sh\necho checked \"$1\"\n".utf8), attributes: [.posixPermissions: 0o755])
+        let descriptor = open(hook, O_RDONLY | O_CLOEXEC)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let moved = fcntl(descriptor, F_DUPFD_CLOEXEC, 10)
+        defer { close(moved) }
+        FileManager.default.createFile(atPath: directory + "/other", contents: Data("#!/bin/sh\necho swapped\n".utf8), attributes: [.posixPermissions: 0o755])
+        try #require(rename(directory + "/other", hook) == 0)
+        let output = Lines()
+        let outcome = try await HookProcess.run(
+            [hook, "up"], executable: moved, environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(10), output: output.add)
+        #expect(outcome.termination.exitStatus == 0)
+        #expect(output.all == ["checked up"])
     }
 
     @Test func aMissingProgramIsASpawnError() async {

@@ -1,5 +1,6 @@
 import Foundation
 import ReachabilityControl
+import Reachability
 import ReachabilityCore
 
 /// The read-only part of the daemon's API: the path, its changes, and the network towards one
@@ -8,9 +9,9 @@ import ReachabilityCore
 /// owner's and root's.
 struct PathAPI: Sendable {
     let paths: PathFeed
-    /// The network traffic to a host takes now (the monitor's per-destination judgement); nil:
-    /// not served (tests without a monitor).
-    let destination: (@Sendable (String) async throws -> TransferNetwork)?
+    /// The network traffic to a host takes now, as the peer with this user id asks (a one-off
+    /// judgement: `DestinationLookup`); nil: not served (tests without a monitor).
+    let destination: (@Sendable (String, UInt32) async throws -> TransferNetwork)?
     /// The path with its budgets' states on fresh counts, when budgets exist (nil: the feed's
     /// latest path answers, as without budgets).
     var freshPath: (@Sendable () async -> NetworkPath?)? = nil
@@ -49,8 +50,13 @@ struct PathAPI: Sendable {
         }
         guard let destination else { return QueueAPI.failure(404, "notFound", "no route answers here") }
         do {
-            let network = try await destination(host)
+            // A connection without credentials (none on a Unix socket) shares one caller's share.
+            let network = try await destination(host, request.peer?.uid ?? .max)
             return QueueAPI.json(200, RouteAnswer(host: host, network: network))
+        } catch let busy as DestinationLookup.Busy {
+            var response = QueueAPI.failure(429, "tooManyLookups", busy.description)
+            response.headers.append(("Retry-After", "1"))
+            return response
         } catch {
             return QueueAPI.failure(503, "unavailable", "the network monitor cannot answer: \(error)")
         }

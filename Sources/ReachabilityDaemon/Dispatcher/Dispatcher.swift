@@ -29,6 +29,7 @@ final class Dispatcher: Sendable {
     private let changes: AsyncStream<Call>
     private let queue: AsyncStream<Call>.Continuation
     private let last = Mutex<DispatcherChange.Facts?>(nil)
+    private let allowance = Mutex(LogAllowance())
 
     init(directory: String, timeout: Duration, socketPath: String, logger: Logger) {
         self.directory = directory
@@ -69,31 +70,54 @@ final class Dispatcher: Sendable {
 
     /// Runs every hook of the directory, as it is now, for `call`.
     func dispatch(_ change: Call) async {
-        guard let listing = DispatcherScripts.list(directory) else { return }
-        let entries: [DispatcherScripts.Entry]
-        switch listing {
-        case .success(let found): entries = found
+        guard let opening = DispatcherScripts.open(directory) else { return }
+        let opened: HookDirectory
+        switch opening {
+        case .success(let directory): opened = directory
         case .failure(let error):
             logger.warning("dispatcher: \(error.message)")
             return
         }
         let environment = change.environment
-        for entry in entries {
+        for entry in opened.entries() {
             if Task.isCancelled { return }
             switch DispatcherScripts.verdict(entry, euid: geteuid()) {
             case .skip: continue
             case .refuse(let warning): logger.warning("dispatcher: refusing \(directory)/\(warning)")
-            case .run: await run(entry.name, change: change, environment: environment)
+            case .run:
+                // Judged again on the file opened, and started from that descriptor: what runs
+                // is what was checked, whatever happens to the names meanwhile.
+                switch DispatcherScripts.openHook(entry.name, in: opened) {
+                case .opened(let descriptor):
+                    await run(entry.name, descriptor: descriptor, change: change, environment: environment)
+                    close(descriptor)
+                case .refused(.refuse(let warning)): logger.warning("dispatcher: refusing \(directory)/\(warning)")
+                case .refused: continue
+                }
             }
         }
     }
 
-    private func run(_ name: String, change: Call, environment: [String: String]) async {
+    private func run(_ name: String, descriptor: Int32, change: Call, environment: [String: String]) async {
         let logger = self.logger
         let path = directory + "/" + name
+        let unlogged = Atomic<Int>(0)
         do {
-            let outcome = try await HookProcess.run([path, change.event], environment: environment, timeout: timeout) { line in
+            let outcome = try await HookProcess.run(
+                [path, change.event], executable: descriptor, environment: environment, timeout: timeout
+            ) { [self] line in
+                guard self.allowance.withLock({ $0.take(at: .now) }) else {
+                    unlogged.wrappingAdd(1, ordering: .relaxed)
+                    return
+                }
                 logger.notice("dispatcher: \(name): \(line)")
+            }
+            let dropped = outcome.droppedLines + unlogged.load(ordering: .relaxed)
+            if dropped > 0 {
+                logger.warning("dispatcher: \(name): \(dropped) more output line(s) not logged (at most \(HookProcess.maxLines) per run, \(Int(LogAllowance.perSecond)) a second)")
+            }
+            if outcome.endedLeftovers {
+                logger.warning("dispatcher: \(name) left processes running after it exited; they were ended (start services with systemd-run)")
             }
             if outcome.timedOut {
                 logger.warning("dispatcher: \(name) ran past \(timeout) for '\(change.event)' and was killed")

@@ -56,24 +56,129 @@ enum DispatcherScripts {
         return nil
     }
 
-    /// The entries of `directory` in name order (byte order, as `run-parts` and NetworkManager
-    /// sort them); nil when it does not exist; an error's words when it cannot be used.
-    static func list(_ directory: String, euid: UInt32 = geteuid()) -> Result<[Entry], ListError>? {
-        var info = stat()
-        guard lstat(directory, &info) == 0 else {
+    /// Whether an ancestor of the hook directory keeps others from replacing it: a directory
+    /// of root or `euid`, writable by nobody else unless sticky (then others cannot rename what
+    /// is not theirs). Nil when it does; the warning otherwise. Pure.
+    static func ancestorProblem(_ path: String, isDirectory: Bool, owner: UInt32, mode: UInt32, euid: UInt32) -> String? {
+        if !isDirectory { return "\(path) is not a directory" }
+        if owner != 0 && owner != euid { return "its parent \(path) is owned by uid \(owner), not by root or uid \(euid)" }
+        if mode & 0o022 != 0 && mode & UInt32(S_ISVTX) == 0 {
+            return "its parent \(path) is writable by its group or others (mode \(String(mode & 0o7777, radix: 8))): they could replace it"
+        }
+        return nil
+    }
+
+    /// Opens `directory` for a round of hooks: nil when it does not exist; a warning when it,
+    /// or any directory above it, could be changed by someone other than root and the daemon's
+    /// user. Every hook of the round is then checked and started through this descriptor, so
+    /// the directory swapped while a hook runs changes nothing.
+    static func open(_ directory: String, euid: UInt32 = geteuid()) -> Result<HookDirectory, ListError>? {
+        guard let real = realpath(directory, nil) else {
             return errno == ENOENT ? nil : .failure(ListError(message: "cannot inspect \(directory): \(String(cString: strerror(errno)))"))
         }
+        let resolved = String(cString: real)
+        free(real)
+        var info = stat()
+        guard lstat(directory, &info) == 0 else {
+            return .failure(ListError(message: "cannot inspect \(directory): \(String(cString: strerror(errno)))"))
+        }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            return .failure(ListError(message: "refusing every hook in \(directory): a symbolic link, not a directory"))
+        }
+        var ancestor = resolved
+        while let slash = ancestor.lastIndex(of: "/") {
+            ancestor = slash == ancestor.startIndex ? "/" : String(ancestor[..<slash])
+            var above = stat()
+            guard lstat(ancestor, &above) == 0 else {
+                return .failure(ListError(message: "cannot inspect \(ancestor): \(String(cString: strerror(errno)))"))
+            }
+            if let problem = ancestorProblem(
+                ancestor, isDirectory: above.st_mode & S_IFMT == S_IFDIR, owner: above.st_uid, mode: above.st_mode, euid: euid)
+            {
+                return .failure(ListError(message: "refusing every hook in \(directory): \(problem)"))
+            }
+            if ancestor == "/" { break }
+        }
+        let descriptor = Glibc.open(resolved, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return .failure(ListError(message: "cannot open \(directory): \(String(cString: strerror(errno)))"))
+        }
+        let opened = HookDirectory(descriptor: descriptor, path: directory)
+        guard fstat(descriptor, &info) == 0 else { return .failure(ListError(message: "cannot inspect \(directory)")) }
         if let problem = directoryProblem(
-            isDirectory: info.st_mode & S_IFMT == S_IFDIR, isSymbolicLink: info.st_mode & S_IFMT == S_IFLNK, owner: info.st_uid,
-            mode: info.st_mode, euid: euid)
+            isDirectory: info.st_mode & S_IFMT == S_IFDIR, isSymbolicLink: false, owner: info.st_uid, mode: info.st_mode, euid: euid)
         {
             return .failure(ListError(message: "refusing every hook in \(directory): \(problem)"))
         }
-        guard let stream = opendir(directory) else {
-            return .failure(ListError(message: "cannot read \(directory): \(String(cString: strerror(errno)))"))
+        return .success(opened)
+    }
+
+    /// The entries of `directory` in name order (byte order, as `run-parts` and NetworkManager
+    /// sort them); nil when it does not exist; an error's words when it cannot be used.
+    static func list(_ directory: String, euid: UInt32 = geteuid()) -> Result<[Entry], ListError>? {
+        open(directory, euid: euid).map { $0.map { $0.entries() } }
+    }
+
+    /// Opens hook `name` of `directory` (not following a link) and judges the file it opened:
+    /// its descriptor when it may run (the caller closes it), the verdict otherwise.
+    static func openHook(_ name: String, in directory: HookDirectory, euid: UInt32 = geteuid()) -> HookOpening {
+        let opened = openat(directory.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard opened >= 0 else {
+            if errno == ELOOP { return .refused(.refuse("\(name): a symbolic link (not followed); install the hook itself")) }
+            return .refused(.refuse("\(name): cannot open it: \(String(cString: strerror(errno)))"))
         }
+        // Above the child's 0-3, so making it the child's 3 is a real dup2 (which clears
+        // close-on-exec), never a no-op on the same number.
+        let descriptor = fcntl(opened, F_DUPFD_CLOEXEC, 10)
+        close(opened)
+        guard descriptor >= 0 else { return .refused(.refuse("\(name): cannot open it: \(String(cString: strerror(errno)))")) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            close(descriptor)
+            return .refused(.refuse("\(name): cannot inspect it"))
+        }
+        let entry = Entry(
+            name: name, isRegular: status.st_mode & S_IFMT == S_IFREG, isSymbolicLink: false, linkTarget: nil, owner: status.st_uid,
+            mode: status.st_mode)
+        let verdict = verdict(entry, euid: euid)
+        guard verdict == .run else {
+            close(descriptor)
+            return .refused(verdict)
+        }
+        return .opened(descriptor)
+    }
+
+    /// What ``openHook(_:in:euid:)`` gives.
+    enum HookOpening {
+        case opened(Int32)
+        case refused(Verdict)
+    }
+
+    struct ListError: Error, Sendable, Hashable {
+        var message: String
+    }
+}
+
+/// A hook directory opened for one round (``DispatcherScripts/open(_:euid:)``); closed with it.
+final class HookDirectory {
+    let descriptor: Int32
+    /// The path it was opened by, for messages.
+    let path: String
+
+    init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { close(descriptor) }
+
+    /// Its entries in name order (byte order, as `run-parts` and NetworkManager sort them).
+    func entries() -> [DispatcherScripts.Entry] {
+        let copy = dup(descriptor)
+        guard copy >= 0, let stream = fdopendir(copy) else { return [] }
         defer { closedir(stream) }
-        var entries: [Entry] = []
+        rewinddir(stream)
+        var entries: [DispatcherScripts.Entry] = []
         while let item = readdir(stream) {
             let name = withUnsafeBytes(of: item.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if name == "." || name == ".." { continue }
@@ -86,14 +191,10 @@ enum DispatcherScripts {
                 let count = readlinkat(dirfd(stream), name, &buffer, 4096)
                 if count > 0 { target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
             }
-            entries.append(Entry(
+            entries.append(DispatcherScripts.Entry(
                 name: name, isRegular: kind == S_IFREG, isSymbolicLink: kind == S_IFLNK, linkTarget: target, owner: status.st_uid,
                 mode: status.st_mode))
         }
-        return .success(entries.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) })
-    }
-
-    struct ListError: Error, Sendable, Hashable {
-        var message: String
+        return entries.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
     }
 }

@@ -26,7 +26,8 @@ struct DaemonService: Service {
             Dispatcher(directory: $0, timeout: configuration.dispatcherTimeout, socketPath: configuration.socketPath, logger: logger)
         }
         let pathAPI = {
-            var api = PathAPI(paths: paths, destination: { [monitor] host in try await Self.network(to: host, monitor: monitor) })
+            let lookup = DestinationLookup(monitor: monitor)
+            var api = PathAPI(paths: paths, destination: { host, caller in try await lookup.network(to: host, caller: caller) })
             // A budget's state on the path rests on the bytes moved until now, not an interval ago.
             api.freshPath = { [budgets, monitor] in
                 guard budgets.hasBudgets else { return nil }
@@ -116,24 +117,6 @@ struct DaemonService: Service {
             if let answer = await api.handle(request) { return answer }
             return QueueAPI.failure(
                 403, "forbidden", "only /v1/path, /v1/path/events and /v1/route are served on this socket; jobs need the control socket")
-        }
-    }
-
-    /// The network traffic to `host` takes now, as the monitor judges it (at most 5 s: a name
-    /// that cannot be resolved answers with the default path once its lookup gives up).
-    static func network(to host: String, monitor: NetworkMonitor) async throws -> TransferNetwork {
-        try await withThrowingTaskGroup(of: TransferNetwork?.self) { group in
-            group.addTask {
-                for try await network in monitor.networks(to: host) { return network }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(5))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let network = first else { throw CancellationError() }
-            return network
         }
     }
 

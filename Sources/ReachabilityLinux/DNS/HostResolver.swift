@@ -45,4 +45,9 @@ public struct ResolutionError: Error, Sendable, Hashable, CustomStringConvertibl
     public var host: String
     public var reason: String
     public var description: String { "cannot resolve '\(host)': \(reason)" }
+
+    public init(host: String, reason: String) {
+        self.host = host
+        self.reason = reason
+    }
 }

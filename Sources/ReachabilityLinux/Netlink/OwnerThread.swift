@@ -37,6 +37,12 @@ final class OwnerThread: @unchecked Sendable {
         _ = pthread_join(thread, nil)
     }
 
+    /// Starts `body` on a new thread that nobody joins: it ends when `body` returns.
+    static func detached(name: String, _ body: @escaping () -> Void) {
+        let thread = OwnerThread(name: name, body)
+        _ = pthread_detach(thread.thread)
+    }
+
     /// Runs `body` on a fresh thread and returns its result: for work that must happen inside
     /// another network namespace without moving the caller.
     static func run<T>(name: String, _ body: @escaping () -> T) -> T {

@@ -1,0 +1,173 @@
+import Foundation
+import Glibc
+import ReachabilityLinux
+import ReachabilityTestKit
+import Testing
+
+/// The daemon against its local users: each test plays the attacker as a user of its own.
+@Suite("reach daemon: no local user can hurt the daemon or another user", .enabled(if: TestNamespace.isSupported), .serialized)
+struct ReachDaemonLocalUserTests {
+    /// A DNS server of the test's own that answers every unknown name after 4.5 s, the daemon
+    /// resolving through it (its own mount namespace, with a resolv.conf that names it), and
+    /// a second user flooding `/v1/route` on `path.sock` with 100 connections of slow names.
+    /// Jobs must not notice: a new one starts at once, a `--no-cellular` one pauses when its
+    /// route moves to cellular, and a literal is answered. On the old judge every lookup ran in
+    /// the jobs' one round: new jobs stayed pending for minutes.
+    @Test func aRouteLookupFloodOfSlowNamesStallsNoJob() async throws {
+        let namespaces = try await RoutedNamespaces()
+        let client = namespaces.client
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let server = try await TestServer(
+            root: files.path, log: files.path + "/requests.log", in: namespaces.server, address: RoutedNamespaces.serverAddress)
+        defer { server.stream.stop() }
+        let attacker = try TestUser()
+        _ = chmod(files.path, 0o755)
+        _ = try randomFile(files.path + "/small.bin", bytes: 1000)
+        let sha = try randomFile(files.path + "/big.bin", bytes: 20_000_000)
+        let root = try #require(UploadTestServer.packageRoot)
+        let dns = try ReachStream(
+            ["-u", root + "/scripts/testservers/slow_dns.py", RoutedNamespaces.serverAddress, "--answer", "files.test=\(RoutedNamespaces.serverAddress)"],
+            in: namespaces.server, binary: "/usr/bin/python3")
+        defer { dns.stop() }
+        _ = try await dns.waitForLine { $0.hasPrefix("listening on") }
+        try "nameserver \(RoutedNamespaces.serverAddress)\noptions timeout:10 attempts:1\n".write(
+            toFile: files.path + "/resolv.conf", atomically: true, encoding: .utf8)
+        try client.ip("route", "add", RoutedNamespaces.serverAddress, "via", "10.1.0.1", "dev", "va", "metric", "100")
+        let daemon = try DaemonUnderTest(
+            in: client, arguments: RoutedNamespaces.overrides,
+            launcher: ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                       "mount --bind \(files.path)/resolv.conf /etc/resolv.conf && exec \"$@\"", "sh"])
+        try await daemon.start()
+        let pathSocket = daemon.files.path + "/run/path.sock"
+        _ = chmod(daemon.files.path, 0o755)
+
+        let url = { (name: String) in "http://files.test:\(server.port)/\(name)" }
+        let flood = try ReachStream(
+            attacker.prefix + ["/usr/bin/python3", "-u", root + "/scripts/testservers/route_flood.py", pathSocket,
+                               "--connections", "100", "--seconds", "60", "--literal", RoutedNamespaces.serverAddress],
+            in: client, binary: "/usr/bin/env")
+        defer { flood.stop() }
+        _ = try await flood.waitForLine { $0.hasPrefix("flooding") }
+        try await Task.sleep(for: .seconds(6))  // the first slow lookups have run out their time
+
+        let began = ContinuousClock.now
+        let added = try daemon.queue(["add", "get", url("small.bin"), "-o", daemon.files.path + "/small.bin", "--settle", "0"])
+        let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let small = try await daemon.waitForJob(id, bound: .seconds(20)) { $0["state"] as? String == "succeeded" }
+        let tookToFinish = ContinuousClock.now - began
+        #expect(small["state"] as? String == "succeeded")
+        #expect(tookToFinish < .seconds(5), "a new job took \(tookToFinish) to finish under the flood")
+
+        let big = try daemon.queue([
+            "add", "get", url("big.bin?slow=2000000"), "-o", daemon.files.path + "/big.bin", "--sha256", sha, "--no-cellular", "--settle", "0",
+        ]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try await daemon.waitForJob(big, bound: .seconds(20)) {
+            $0["state"] as? String == "running" && (($0["progress"] as? [String: Any])?["completedBytes"] as? Int ?? 0) > 100_000
+        }
+        try client.ip("route", "add", RoutedNamespaces.serverAddress, "via", "10.2.0.1", "dev", "wa", "metric", "10")
+        let moved = ContinuousClock.now
+        let held = try await daemon.waitForJob(big, bound: .seconds(20)) { $0["state"] as? String != "running" }
+        let tookToPause = ContinuousClock.now - moved
+        #expect(held["state"] as? String != "failed" && reason(held) == "queuedForUnmetered", "\(held)")
+        #expect(tookToPause < .seconds(3), "the --no-cellular job ran on cellular for \(tookToPause) under the flood")
+
+        flood.stop()
+        let report = try await flood.waitForLine { $0.hasPrefix("{") }
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any])
+        let statuses = object["statuses"] as? [String: Int] ?? [:]
+        let literal = object["literal"] as? [String: Any] ?? [:]
+        #expect((literal["count"] as? Int ?? 0) > 100, "\(report)")
+        #expect(statuses["429", default: 0] > 0, "the attacker's lookups beyond its share are refused: \(report)")
+        print("flood: a new job finished in \(tookToFinish), the --no-cellular job paused \(tookToPause) after its route moved; \(report)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// The directory swapped while hook 10 runs (as one who could write its parent would): the
+    /// hooks that run are those of the directory that was checked. The old daemon started each
+    /// hook by its path name, and ran the swapped-in `20-next` as root. And a hook directory
+    /// whose parent a second user owns is refused whole: that user could swap it.
+    @Test func aHookDirectorySwappedMidRunOrBelowAnotherUsersParentRunsNothingForeign() async throws {
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let hooks = files.path + "/hooks"
+        let marks = files.path + "/marks"
+        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: marks, withIntermediateDirectories: true)
+        _ = chmod(files.path, 0o755)
+        func hook(_ directory: String, _ name: String, _ script: String) {
+            FileManager.default.createFile(
+                atPath: directory + "/" + name, contents: Data("#!/bin/sh\n\(script)\n".utf8), attributes: [.posixPermissions: 0o755])
+        }
+        hook(hooks, "10-slow", "touch \(marks)/10-started; sleep 2")
+        hook(hooks, "20-next", "echo checked > \(marks)/20-next")
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--dispatcher-dir", hooks, "--sysfs-root", "/nonexistent"])
+        try await daemon.start()
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: marks + "/10-started") { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(FileManager.default.fileExists(atPath: marks + "/10-started"), "hook 10 never ran")
+        try #require(rename(hooks, hooks + ".old") == 0)
+        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: false)
+        hook(hooks, "20-next", "echo swapped > \(marks)/20-next")
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: marks + "/20-next") { try await Task.sleep(for: .milliseconds(10)) }
+        let ran = try? String(contentsOfFile: marks + "/20-next", encoding: .utf8)
+        #expect(ran == "checked\n", "20-next wrote \(ran ?? "nothing")")
+        #expect(daemon.stop() == 0)
+
+        // Below a parent another user owns: refused, nothing runs.
+        let attacker = try TestUser()
+        let theirs = files.path + "/theirs"
+        try FileManager.default.createDirectory(atPath: theirs + "/hooks", withIntermediateDirectories: true)
+        _ = chown(theirs, attacker.uid, attacker.gid)
+        hook(theirs + "/hooks", "10-mark", "touch \(marks)/below-theirs")
+        let refusing = try DaemonUnderTest(in: nil, arguments: ["--dispatcher-dir", theirs + "/hooks", "--sysfs-root", "/nonexistent"])
+        try await refusing.start()
+        try await Task.sleep(for: .seconds(2))
+        #expect(!FileManager.default.fileExists(atPath: marks + "/below-theirs"), "a hook below another user's directory ran")
+        #expect(refusing.stop() == 0)
+    }
+
+    /// A hook that leaves a child behind, on every one of ten path changes: the daemon's
+    /// threads and descriptors stay as they were (the old daemon kept one more of each per
+    /// change, waiting on the child's end of the output pipe), and the children are gone.
+    @Test func hooksThatLeaveChildrenBehindCostTheDaemonNothing() async throws {
+        let namespace = try TestNamespace()
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let hooks = files.path + "/hooks"
+        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
+        FileManager.default.createFile(
+            atPath: hooks + "/10-leave", contents: Data("#!/bin/sh\nsleep 1000 &\necho $! >> \(files.path)/children\n".utf8),
+            attributes: [.posixPermissions: 0o755])
+        // Two uplinks; eth9 (the cheaper route) going down and up moves the path between them.
+        try namespace.ipBatch([
+            "link add eth8 type veth peer name eth8p", "link set eth8p up", "addr add 192.0.2.2/24 dev eth8", "link set eth8 up",
+            "route add default dev eth8 metric 100",
+            "link add eth9 type veth peer name eth9p", "link set eth9p up", "addr add 198.51.100.2/24 dev eth9",
+        ])
+        let daemon = try DaemonUnderTest(in: namespace, arguments: ["--dispatcher-dir", hooks, "--sysfs-root", "/nonexistent"])
+        try await daemon.start()
+        let pid = try #require(daemon.pid)
+        func lines() -> Int { ((try? String(contentsOfFile: files.path + "/children", encoding: .utf8)) ?? "").split(separator: "\n").count }
+        func count(_ what: String) -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/\(what)").count) ?? -1 }
+        for _ in 0..<500 where lines() < 1 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .seconds(2))
+        let (threads, descriptors) = (count("task"), count("fd"))
+        for change in 0..<10 {
+            if change % 2 == 0 {
+                try namespace.ipBatch(["link set eth9 up", "route add default dev eth9 metric 10"])
+            } else {
+                try namespace.ip("link", "set", "eth9", "down")
+            }
+            for _ in 0..<800 where lines() < change + 2 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        try await Task.sleep(for: .seconds(3))
+        #expect(lines() >= 11, "the hook ran \(lines()) times for 10 changes")
+        #expect(count("task") <= threads + 1, "threads \(threads) → \(count("task")) after 10 hook runs that left a child")
+        #expect(count("fd") <= descriptors + 1, "descriptors \(descriptors) → \(count("fd")) after 10 hook runs that left a child")
+        let children = ((try? String(contentsOfFile: files.path + "/children", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+        let alive = children.filter { kill($0, 0) == 0 && !((try? String(contentsOfFile: "/proc/\($0)/stat", encoding: .utf8))?.contains(") Z ") ?? true) }
+        #expect(alive.isEmpty, "children still running: \(alive)")
+        for child in alive { kill(child, SIGKILL) }
+        #expect(daemon.stop() == 0)
+    }
+}
