@@ -282,6 +282,47 @@ def check_fallback(module_directory, directory):
             ok(f"{where}: {label}", f"{start['type']} after {start['get_default_s']} s")
 
 
+def check_hostile_peer(module_directory, directory):
+    """Whoever answers on the socket is not trusted (issue 35): a line nested 200,000 deep (in
+    the event stream and in a route answer) does not crash the GLib program, a peer trickling a
+    byte every 0.9 s does not hold get_default() past the module's 1 s, and a socket of another
+    user is told nothing at all."""
+    where = "gio module against a hostile peer"
+    peer_script = os.path.join(ROOT, "scripts", "testservers", "hostile_path_peer.py")
+    cases = (("deep-events", [], None), ("deep-route", ["192.0.2.1"], None), ("trickle", [], None), ("any", [], "nobody"))
+    for mode, hosts, user in cases:
+        home = os.path.join(directory, f"hostile-{mode}")
+        os.makedirs(home, exist_ok=True)
+        socket_path, record = os.path.join(home, "reach.sock"), os.path.join(home, "record")
+        prefix = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] if user else []
+        if user:
+            shutil.chown(home, "nobody", "nogroup")
+        peer = subprocess.Popen([*prefix, PYTHON, "-u", peer_script, socket_path, mode, "--record", record],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=die_with_parent)
+        try:
+            if not peer.stdout.readline().startswith("listening"):
+                fail(where, f"{mode}: the hostile peer did not start")
+                continue
+            client = GioClient(module_environment(socket_path, module_directory), hosts=hosts)
+            start = client.wait_for(lambda line: line["event"] == "start", 15)
+            errors = client.stop()
+            code = client.process.returncode
+            if start is None or code not in (0, None) and code < 0:
+                fail(where, f"{mode}: the GLib program died (exit {code}): {errors[-800:]}")
+            elif start["get_default_s"] > 1.5:
+                fail(where, f"{mode}: get_default took {start['get_default_s']} s (at most 1.5)")
+            elif user and open(record).read().strip() not in ("", "(connected, nothing sent)"):
+                fail(where, f"{mode}: sent {open(record).read().strip()!r} to a socket of uid nobody")
+            elif user and start["type"] == "ReachNetworkMonitor":
+                fail(where, f"{mode}: the module trusted a socket of uid nobody")
+            else:
+                figures[f"hostile_{mode.replace('-', '_')}_get_default_s"] = start["get_default_s"]
+                ok(f"{where}: {mode}", f"{start['type']} after {start['get_default_s']} s, exit {code}")
+        finally:
+            peer.kill()
+            peer.wait()
+
+
 # Lines unattended-upgrade logs on either side of its first should_stop(): the metered stop, or
 # the start of the work that check is there to hold back.
 UU_STOPPED = "System is on metered connection, stopping"
@@ -526,6 +567,7 @@ def main():
         check_module(daemon, module_directory)
         check_module_restart(daemon, module_directory)
         check_fallback(module_directory, directory)
+        check_hostile_peer(module_directory, directory)
         check_path_socket(daemon)
         check_unattended_upgrades(daemon, module_directory)
         check_recipes(daemon, directory)

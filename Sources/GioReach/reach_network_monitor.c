@@ -24,7 +24,8 @@
 /* Below NetworkManager's backend (30), so NetworkManager still answers where it runs, and
  * above GLib's netlink (20) and systemd (25) ones. */
 #define REACH_MONITOR_PRIORITY 27
-/* Local socket: a daemon that takes longer than this to answer is treated as absent. */
+/* Local socket: a daemon that takes longer than this to answer, in all, is treated as absent
+ * (a peer that trickles a byte at a time cannot stretch it: the bound is on the whole wait). */
 #define REACH_TIMEOUT_SECONDS 1
 #define REACH_MAX_HEADER (16 * 1024)
 #define REACH_MAX_LINE (1024 * 1024)
@@ -117,13 +118,57 @@ reach_header_is_ok (const gchar *header, gsize length)
   return length >= 12 && (strncmp (header, "HTTP/1.0 200", 12) == 0 || strncmp (header, "HTTP/1.1 200", 12) == 0);
 }
 
+/* Whether the peer of `connection` is root or this user (SO_PEERCRED, which the peer cannot
+ * fake): anyone else may have put a socket where ours should be (an XDG_RUNTIME_DIR on a shared
+ * directory) to hear what we ask and answer what it likes. Nothing is sent before this. */
+static gboolean
+reach_peer_is_trusted (GSocketConnection *connection, GError **error)
+{
+  GCredentials *credentials = g_socket_get_credentials (g_socket_connection_get_socket (connection), error);
+  if (credentials == NULL)
+    return FALSE;
+  uid_t uid = g_credentials_get_unix_user (credentials, NULL);
+  g_object_unref (credentials);
+  if (uid == 0 || uid == geteuid ())
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED, "the socket's peer is uid %u, neither root nor this user", (guint) uid);
+  return FALSE;
+}
+
 static GSocketConnection *
 reach_connect (GSocketClient *client, const gchar *path, GCancellable *cancellable, GError **error)
 {
   GSocketAddress *address = g_unix_socket_address_new (path);
   GSocketConnection *connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), cancellable, error);
   g_object_unref (address);
+  GError *untrusted = NULL;
+  if (connection != NULL && !reach_peer_is_trusted (connection, &untrusted))
+    {
+      g_debug ("reach: not using %s: %s", path, untrusted->message);
+      g_propagate_error (error, untrusted);
+      g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+      g_clear_object (&connection);
+    }
   return connection;
+}
+
+/* Reads what is there within the overall `deadline` (monotonic µs): -1 with `error` set once it
+ * has passed, whatever the peer trickles meanwhile. */
+static gssize
+reach_read_before (GSocketConnection *connection, gint64 deadline, guint8 *buffer, gsize size, GCancellable *cancellable,
+                   GError **error)
+{
+  gint64 left = deadline - g_get_monotonic_time ();
+  if (left <= 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "the reach daemon did not answer within %d s", REACH_TIMEOUT_SECONDS);
+      return -1;
+    }
+  GSocket *socket = g_socket_connection_get_socket (connection);
+  if (!g_socket_condition_timed_wait (socket, G_IO_IN, left, cancellable, error))
+    return -1;
+  GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (connection));
+  return g_input_stream_read (in, buffer, size, cancellable, error);
 }
 
 static gboolean
@@ -152,10 +197,10 @@ reach_get (const gchar *socket_path, const gchar *target, GCancellable *cancella
   if (reach_send_request (connection, target, cancellable, error))
     {
       answer = g_string_new (NULL);
-      GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (connection));
+      gint64 deadline = g_get_monotonic_time () + REACH_TIMEOUT_SECONDS * G_USEC_PER_SEC;
       guint8 chunk[4096];
       gssize count;
-      while ((count = g_input_stream_read (in, chunk, sizeof chunk, cancellable, error)) > 0)
+      while ((count = reach_read_before (connection, deadline, chunk, sizeof chunk, cancellable, error)) > 0)
         {
           if (answer->len + count > REACH_MAX_BODY)
             {
@@ -410,6 +455,13 @@ reach_connected (GObject *source, GAsyncResult *result, gpointer data)
     }
   g_clear_error (&error);
   ReachNetworkMonitor *self = data;
+  if (connection != NULL && !reach_peer_is_trusted (connection, &error))
+    {
+      g_debug ("reach: not using %s: %s", self->socket_path, error->message);
+      g_clear_error (&error);
+      g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+      g_clear_object (&connection);
+    }
   if (connection == NULL)
     {
       reach_lost (self);
@@ -451,11 +503,11 @@ reach_network_monitor_initable_init (GInitable *initable, GCancellable *cancella
   gboolean have_path = FALSE;
   if (reach_send_request (connection, "/v1/path/events", cancellable, error))
     {
-      GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (connection));
+      gint64 deadline = g_get_monotonic_time () + REACH_TIMEOUT_SECONDS * G_USEC_PER_SEC;
       self->in_header = TRUE;
       while (!have_path)
         {
-          gssize count = g_input_stream_read (in, self->buffer, sizeof self->buffer, cancellable, error);
+          gssize count = reach_read_before (connection, deadline, self->buffer, sizeof self->buffer, cancellable, error);
           if (count <= 0 || !reach_take (self, (const gchar *) self->buffer, count))
             break;
           have_path = self->paths_seen > 0;

@@ -8,11 +8,44 @@
 
 /* The largest document accepted: a path with many interfaces is a few KiB. */
 #define REACH_MAX_DOCUMENT (1024 * 1024)
+/* The deepest nesting accepted: a path document nests four levels. json-glib's parser recurses
+ * once per level, so a line of 200,000 '[' from a hostile peer would overflow the stack. */
+#define REACH_MAX_DEPTH 32
+
+/* Whether `text` nests arrays and objects at most REACH_MAX_DEPTH deep (brackets inside strings
+ * do not count), checked before json-glib sees it. */
+static gboolean
+reach_nesting_is_bounded (const gchar *text, gsize length)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE;
+  for (gsize i = 0; i < length; i++)
+    {
+      gchar c = text[i];
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > REACH_MAX_DEPTH)
+            return FALSE;
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
 
 static JsonParser *
 reach_parse_object (const gchar *text, gsize length, JsonObject **object)
 {
-  if (length == 0 || length > REACH_MAX_DOCUMENT)
+  if (length == 0 || length > REACH_MAX_DOCUMENT || !reach_nesting_is_bounded (text, length))
     return NULL;
   JsonParser *parser = json_parser_new_immutable ();
   if (!json_parser_load_from_data (parser, text, (gssize) length, NULL))

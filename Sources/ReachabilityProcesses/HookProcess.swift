@@ -31,11 +31,12 @@ public enum HookProcess {
     public static let maxLineBytes = 4096
 
     /// Runs `arguments` (the first an absolute path) with `environment`, handing each output
-    /// line to `output`, for at most `timeout`. With `executable`, the program run is that open
-    /// file (`arguments[0]` is only its name): what was checked is what runs. A script then
-    /// gets `/proc/self/fd/3` as its own path (`$0`), as with `fexecve`.
+    /// line to `output`, for at most `timeout`. With `directory` (an open directory's
+    /// descriptor), `arguments[0]` is a name in it, run through that descriptor
+    /// (`/proc/self/fd/3/NAME`): the directory checked is the one it runs from, even if it was
+    /// renamed or replaced meanwhile.
     public static func run(
-        _ arguments: [String], executable: Int32? = nil, environment: [String: String], timeout: Duration,
+        _ arguments: [String], directory: Int32? = nil, environment: [String: String], timeout: Duration,
         output: @escaping @Sendable (String) -> Void
     ) async throws(CommandSpawnError) -> Outcome {
         var ends: [Int32] = [0, 0]
@@ -43,7 +44,7 @@ public enum HookProcess {
         let (readEnd, writeEnd) = (ends[0], ends[1])
         var setup = ProcessSpawn.Setup(
             outputDescriptor: writeEnd, environment: environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
-        setup.executableDescriptor = executable
+        setup.directoryDescriptor = directory
         let exited = Latch()
         let group: ProcessGroup
         do {

@@ -16,18 +16,22 @@ enum ProcessSpawn {
         var outputDescriptor: Int32?
         /// Its whole environment (`NAME=value`); nil: this process's.
         var environment: [String]?
-        /// An open executable to run instead of looking `arguments[0]` up (which then only
-        /// names it): it becomes the child's descriptor 3 and runs as `/proc/self/fd/3`, so
-        /// the file checked is the file that runs (a script's interpreter opens it there).
-        /// Needs ``outputDescriptor``.
-        var executableDescriptor: Int32?
+        /// An open directory that `arguments[0]` (a plain name) is run from, instead of looking
+        /// it up: the directory becomes the child's descriptor 3 and the program runs as
+        /// `/proc/self/fd/3/NAME`, so the directory that was checked is the one it runs from,
+        /// whatever has been renamed meanwhile (a script's interpreter opens it there, and its
+        /// `$0` ends in its name). Needs ``outputDescriptor``.
+        var directoryDescriptor: Int32?
     }
 
     /// Starts `arguments` (the first looked up on PATH) as `setup` says. With `terminal`, the
     /// new group becomes the terminal's foreground group before the command runs.
     static func spawn(_ arguments: [String], setup: Setup, terminal: ControllingTerminal?) throws(CommandSpawnError) -> pid_t {
         guard var program = arguments.first else { throw CommandSpawnError(command: "", errno: EINVAL) }
-        if setup.executableDescriptor != nil { program = "/proc/self/fd/3" }
+        if setup.directoryDescriptor != nil {
+            guard !program.contains("/") else { throw CommandSpawnError(command: program, errno: EINVAL) }
+            program = "/proc/self/fd/3/" + program
+        }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let lendsInChild = terminal?.isOurs ?? false
@@ -68,11 +72,11 @@ enum ProcessSpawn {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_adddup2(&actions, output, 1)
             posix_spawn_file_actions_adddup2(&actions, output, 2)
-            // Descriptors 0-2 only (and the program itself as 3): never this process's sockets,
+            // Descriptors 0-2 only (and the program's directory as 3): never this process's sockets,
             // epoll instances or other clients' connections, close-on-exec or not. (`reach run`
             // in a shell passes on what the shell gave it, as any wrapper does.)
-            if let executable = setup.executableDescriptor {
-                posix_spawn_file_actions_adddup2(&actions, executable, 3)
+            if let directory = setup.directoryDescriptor {
+                posix_spawn_file_actions_adddup2(&actions, directory, 3)
                 reach_spawn_add_closefrom(&actions, 4)
             } else {
                 reach_spawn_add_closefrom(&actions, 3)

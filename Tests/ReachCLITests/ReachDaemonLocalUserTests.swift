@@ -170,4 +170,32 @@ struct ReachDaemonLocalUserTests {
         for child in alive { kill(child, SIGKILL) }
         #expect(daemon.stop() == 0)
     }
+
+    /// A socket another user put where ours is looked for (an `XDG_RUNTIME_DIR` on a shared
+    /// directory): `reach queue add` with an `Authorization` header sends it nothing and says
+    /// why. The old client sent the whole job, header and all.
+    @Test func reachQueueSendsNothingToAnotherUsersSocket() async throws {
+        let attacker = try TestUser()
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        _ = chmod(files.path, 0o755)
+        let theirs = files.path + "/runtime/reach"
+        try FileManager.default.createDirectory(atPath: theirs, withIntermediateDirectories: true)
+        _ = chown(theirs, attacker.uid, attacker.gid)
+        let root = try #require(UploadTestServer.packageRoot)
+        let peer = try ReachStream(
+            attacker.prefix + ["/usr/bin/python3", "-u", root + "/scripts/testservers/hostile_path_peer.py", theirs + "/reach.sock", "any",
+                               "--record", theirs + "/record"],
+            in: nil, binary: "/usr/bin/env")
+        defer { peer.stop() }
+        _ = try await peer.waitForLine { $0.hasPrefix("listening") }
+        let victim = try TestUser()
+        let added = try shell(
+            "XDG_RUNTIME_DIR=\(files.path)/runtime \(victim.prefix.joined(separator: " ")) \(reachBinary) queue add get http://192.0.2.1/f.bin"
+                + " -o /tmp/f.bin -H 'Authorization: Bearer secret-token'")
+        #expect(added.status != 0)
+        #expect(added.stderr.contains("belongs to uid \(attacker.uid)"), "\(added.stderr)")
+        let record = (try? String(contentsOfFile: theirs + "/record", encoding: .utf8)) ?? ""
+        #expect(!record.contains("POST") && !record.contains("GET"), "the client sent: \(record)")
+    }
 }

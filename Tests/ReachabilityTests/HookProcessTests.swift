@@ -89,26 +89,29 @@ struct HookProcessTests {
         #expect(outcome.droppedLines == 100_000 - HookProcess.maxLines)
     }
 
-    /// Started from an open descriptor, the file that runs is the one opened, even when its
-    /// name points elsewhere by then (a script, so its interpreter reads it through fd 3).
-    @Test func aHookStartedFromItsDescriptorIsTheFileThatWasOpened() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hookfd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let hook = directory + "/10-hook"
-        FileManager.default.createFile(atPath: hook, contents: Data("#!/bin/sh\necho checked \"$1\"\n".utf8), attributes: [.posixPermissions: 0o755])
-        let descriptor = open(hook, O_RDONLY | O_CLOEXEC)
-        try #require(descriptor >= 0)
+    /// Started through an open directory, the hook that runs is the one in that directory,
+    /// even when the directory's name points elsewhere by then (a script: its interpreter reads
+    /// it through fd 3, and its `$0` still ends in its own name).
+    @Test func aHookStartedThroughItsDirectoryRunsFromThatDirectory() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("hookfd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let hooks = base + "/hooks"
+        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let script = "#!/bin/sh\necho checked \"$1\" \"$(basename \"$0\")\"\n"
+        FileManager.default.createFile(atPath: hooks + "/10-hook", contents: Data(script.utf8), attributes: [.posixPermissions: 0o755])
+        let opened = open(hooks, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(opened >= 0)
+        let descriptor = fcntl(opened, F_DUPFD_CLOEXEC, 10)
+        close(opened)
         defer { close(descriptor) }
-        let moved = fcntl(descriptor, F_DUPFD_CLOEXEC, 10)
-        defer { close(moved) }
-        FileManager.default.createFile(atPath: directory + "/other", contents: Data("#!/bin/sh\necho swapped\n".utf8), attributes: [.posixPermissions: 0o755])
-        try #require(rename(directory + "/other", hook) == 0)
+        try #require(rename(hooks, base + "/old") == 0)
+        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: false)
+        FileManager.default.createFile(atPath: hooks + "/10-hook", contents: Data("#!/bin/sh\necho swapped\n".utf8), attributes: [.posixPermissions: 0o755])
         let output = Lines()
         let outcome = try await HookProcess.run(
-            [hook, "up"], executable: moved, environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(10), output: output.add)
+            ["10-hook", "up"], directory: descriptor, environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(10), output: output.add)
         #expect(outcome.termination.exitStatus == 0)
-        #expect(output.all == ["checked up"])
+        #expect(output.all == ["checked up 10-hook"])
     }
 
     @Test func aMissingProgramIsASpawnError() async {

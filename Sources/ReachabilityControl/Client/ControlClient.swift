@@ -63,6 +63,9 @@ public final class ControlClient: Sendable {
     func makeRequest(method: String, path: String, body: [UInt8], headers: [(String, String)]) throws(ControlClientError)
         -> HTTPClientRequest
     {
+        if let problem = SocketOwnership.problem(with: socketPath) {
+            throw ControlClientError(.untrustedSocket, socketPath: socketPath, problem)
+        }
         guard path.hasPrefix("/"), let url = URL(httpURLWithSocketPath: socketPath, uri: path) else {
             throw ControlClientError(.invalidRequest, socketPath: socketPath, "\"\(path)\" is not a request path for \(socketPath)")
         }

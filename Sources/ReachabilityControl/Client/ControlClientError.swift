@@ -11,7 +11,7 @@ public struct ControlClientError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure this is; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
-            case daemonNotRunning, permissionDenied, timedOut, cancelled, unexpectedResponse, invalidRequest, communication
+            case daemonNotRunning, permissionDenied, untrustedSocket, timedOut, cancelled, unexpectedResponse, invalidRequest, communication
         }
 
         private let kind: Kind
@@ -21,6 +21,8 @@ public struct ControlClientError: Error, CustomStringConvertible, Sendable {
         public static let daemonNotRunning = Code(kind: .daemonNotRunning)
         /// This user may not open the socket (or a directory on the way to it).
         public static let permissionDenied = Code(kind: .permissionDenied)
+        /// The socket (or its directory) belongs to another user: nothing was sent to it.
+        public static let untrustedSocket = Code(kind: .untrustedSocket)
         /// No complete answer within the request timeout.
         public static let timedOut = Code(kind: .timedOut)
         /// The calling task was cancelled.
@@ -40,6 +42,7 @@ public struct ControlClientError: Error, CustomStringConvertible, Sendable {
             switch kind {
             case .daemonNotRunning: "daemon not running"
             case .permissionDenied: "permission denied"
+            case .untrustedSocket: "untrusted socket"
             case .timedOut: "timed out"
             case .cancelled: "cancelled"
             case .unexpectedResponse: "unexpected response"

@@ -85,12 +85,13 @@ final class Dispatcher: Sendable {
             case .skip: continue
             case .refuse(let warning): logger.warning("dispatcher: refusing \(directory)/\(warning)")
             case .run:
-                // Judged again on the file opened, and started from that descriptor: what runs
-                // is what was checked, whatever happens to the names meanwhile.
+                // Judged again on the file opened through the directory's descriptor, and started
+                // through that descriptor: the directory renamed or replaced meanwhile changes
+                // nothing, and only root and the daemon's user can change its entries.
                 switch DispatcherScripts.openHook(entry.name, in: opened) {
                 case .opened(let descriptor):
-                    await run(entry.name, descriptor: descriptor, change: change, environment: environment)
                     close(descriptor)
+                    await run(entry.name, in: opened, change: change, environment: environment)
                 case .refused(.refuse(let warning)): logger.warning("dispatcher: refusing \(directory)/\(warning)")
                 case .refused: continue
                 }
@@ -98,13 +99,13 @@ final class Dispatcher: Sendable {
         }
     }
 
-    private func run(_ name: String, descriptor: Int32, change: Call, environment: [String: String]) async {
+    private func run(_ name: String, in opened: HookDirectory, change: Call, environment: [String: String]) async {
         let logger = self.logger
         let path = directory + "/" + name
         let unlogged = Atomic<Int>(0)
         do {
             let outcome = try await HookProcess.run(
-                [path, change.event], executable: descriptor, environment: environment, timeout: timeout
+                [name, change.event], directory: opened.descriptor, environment: environment, timeout: timeout
             ) { [self] line in
                 guard self.allowance.withLock({ $0.take(at: .now) }) else {
                     unlogged.wrappingAdd(1, ordering: .relaxed)

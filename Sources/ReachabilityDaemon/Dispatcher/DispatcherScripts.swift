@@ -99,10 +99,15 @@ enum DispatcherScripts {
             }
             if ancestor == "/" { break }
         }
-        let descriptor = Glibc.open(resolved, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else {
+        let first = Glibc.open(resolved, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard first >= 0 else {
             return .failure(ListError(message: "cannot open \(directory): \(String(cString: strerror(errno)))"))
         }
+        // Above the child's 0-3, so making it a hook's 3 is a real dup2 (which clears
+        // close-on-exec), never a no-op on the same number.
+        let descriptor = fcntl(first, F_DUPFD_CLOEXEC, 10)
+        close(first)
+        guard descriptor >= 0 else { return .failure(ListError(message: "cannot open \(directory)")) }
         let opened = HookDirectory(descriptor: descriptor, path: directory)
         guard fstat(descriptor, &info) == 0 else { return .failure(ListError(message: "cannot inspect \(directory)")) }
         if let problem = directoryProblem(
@@ -127,11 +132,7 @@ enum DispatcherScripts {
             if errno == ELOOP { return .refused(.refuse("\(name): a symbolic link (not followed); install the hook itself")) }
             return .refused(.refuse("\(name): cannot open it: \(String(cString: strerror(errno)))"))
         }
-        // Above the child's 0-3, so making it the child's 3 is a real dup2 (which clears
-        // close-on-exec), never a no-op on the same number.
-        let descriptor = fcntl(opened, F_DUPFD_CLOEXEC, 10)
-        close(opened)
-        guard descriptor >= 0 else { return .refused(.refuse("\(name): cannot open it: \(String(cString: strerror(errno)))")) }
+        let descriptor = opened
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             close(descriptor)
