@@ -198,4 +198,34 @@ struct ReachDaemonLocalUserTests {
         let record = (try? String(contentsOfFile: theirs + "/record", encoding: .utf8)) ?? ""
         #expect(!record.contains("POST") && !record.contains("GET"), "the client sent: \(record)")
     }
+
+    /// One user holding 128 event streams on `path.sock` gets its share (64) and locks nobody
+    /// out: another user's `/v1/path` is answered. And 160 silent connections to the control
+    /// socket do not refuse `reach queue list` (idle ones make room). Before, the 128 streams
+    /// took every connection the socket served, and other users' GLib programs fell back.
+    @Test func noUserLocksAnotherOutOfEitherSocket() async throws {
+        let attacker = try TestUser()
+        let victim = try TestUser()
+        let namespace = try TestNamespace()
+        let daemon = try DaemonUnderTest(in: namespace, arguments: ["--sysfs-root", "/nonexistent"])
+        try await daemon.start()
+        _ = chmod(daemon.files.path, 0o755)
+        let pathSocket = daemon.files.path + "/run/path.sock"
+        let root = try #require(UploadTestServer.packageRoot)
+        let script = root + "/scripts/testservers/hold_connections.py"
+        let streams = try ReachStream(attacker.prefix + ["/usr/bin/python3", "-u", script, pathSocket, "128", "--stream"], in: nil, binary: "/usr/bin/env")
+        defer { streams.stop() }
+        let held = try await streams.waitForLine { $0.hasPrefix("held ") }
+        #expect(held == "held 64", "the attacker holds: \(held)")
+        let asked = try shell(
+            "\(victim.prefix.joined(separator: " ")) curl -s -m 5 -o /dev/null -w '%{http_code}' --unix-socket \(pathSocket) http://reach/v1/path")
+        #expect(asked.stdout == "200", "another user's /v1/path: \(asked.stdout) \(asked.stderr)")
+
+        let idle = try ReachStream(["/usr/bin/python3", "-u", script, daemon.socket, "160"], in: nil, binary: "/usr/bin/env")
+        defer { idle.stop() }
+        _ = try await idle.waitForLine { $0.hasPrefix("held ") }
+        let listed = try daemon.queue(["list"])
+        #expect(listed.status == 0, "reach queue list with 160 idle connections: \(listed.stderr)")
+        #expect(daemon.stop() == 0)
+    }
 }

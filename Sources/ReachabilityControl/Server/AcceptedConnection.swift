@@ -16,10 +16,12 @@ struct AcceptedConnection: Sendable {
     static func initialize(
         _ channel: any Channel, limits: ControlServer.Limits, registry: ConnectionRegistry, readsCredentials: Bool
     ) -> EventLoopFuture<Self?> {
-        guard registry.admit(channel) else { return channel.eventLoop.makeSucceededFuture(nil) }
         let peer = readsCredentials ? PeerCredentials.read(from: channel) : channel.eventLoop.makeSucceededFuture(nil)
-        return peer.flatMapThrowing { peer in
-            Optional(try configure(channel, limits: limits, peer: peer))
+        return peer.flatMapThrowing { peer -> Self? in
+            let activity = ConnectionActivity()
+            // Admitted by its user's share: the credentials come first.
+            guard registry.admit(channel, uid: peer?.uid, activity: activity) else { return nil }
+            return try configure(channel, limits: limits, peer: peer, activity: activity)
         }.recover { _ in
             channel.close(promise: nil)
             return nil
@@ -29,7 +31,9 @@ struct AcceptedConnection: Sendable {
     /// NIO's HTTP/1.1 server handlers (parser with the header bound, pipelining so responses go
     /// out in request order, 400 and close on malformed requests), then the idle timeout, then
     /// the async channel the server reads.
-    private static func configure(_ channel: any Channel, limits: ControlServer.Limits, peer: PeerCredentials?) throws -> Self {
+    private static func configure(
+        _ channel: any Channel, limits: ControlServer.Limits, peer: PeerCredentials?, activity: ConnectionActivity
+    ) throws -> Self {
         var headerLimits = NIOHTTPDecoderLimitConfiguration()
         headerLimits.maxHeaderFieldSize = limits.maxHeaderBytes
         headerLimits.maxHeaderListSize = limits.maxHeaderBytes
@@ -41,7 +45,7 @@ struct AcceptedConnection: Sendable {
         // After the HTTP handlers, so only whole messages count as activity: a client
         // trickling a request head byte by byte is idle.
         try pipeline.addHandler(IdleStateHandler(allTimeout: TimeAmount(limits.idleTimeout)))
-        try pipeline.addHandler(IdleConnectionCloser())
+        try pipeline.addHandler(IdleConnectionCloser(activity: activity))
         let wrapped = try NIOAsyncChannel<HTTPServerRequestPart, Never>(wrappingChannelSynchronously: channel)
         return AcceptedConnection(channel: wrapped, peer: peer)
     }

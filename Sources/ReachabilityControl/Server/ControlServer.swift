@@ -57,7 +57,8 @@ public struct ControlServer: Sendable {
     ///   the daemon is ready.
     /// - Throws: ``ControlServerError`` when the socket cannot be set up or bound.
     public func run(onListening: @Sendable (Address) async -> Void = { _ in }) async throws {
-        let connections = ConnectionRegistry(limit: limits.maxConnections)
+        let connections = ConnectionRegistry(
+            limit: limits.maxConnections, perUser: limits.maxConnectionsPerUser, rootReserve: limits.rootReserve)
         let listener = try await Listener.open(address, limits: limits, access: access, registry: connections)
         defer {
             connections.closeAll()

@@ -11,7 +11,16 @@ final class IdleConnectionCloser: ChannelDuplexHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     /// Requests received whose response has not ended.
-    private var unanswered = 0
+    private var unanswered = 0 {
+        didSet { activity.set(answering: unanswered) }
+    }
+    /// Told whether a request is being answered: the registry may close an idle connection to
+    /// make room for a new one.
+    private let activity: ConnectionActivity
+
+    init(activity: ConnectionActivity = ConnectionActivity()) {
+        self.activity = activity
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) { unanswered += 1 }

@@ -111,9 +111,13 @@ struct DaemonService: Service {
         logger.notice("stopped")
     }
 
+    /// What the path socket serves at once: every GLib program of every user holds a stream,
+    /// so more than the control socket, and a share per user (64) so none locks out the rest.
+    static let pathSocketLimits = ControlServer.Limits(maxConnections: 512, maxConnectionsPerUser: 64)
+
     /// The path socket: every local user may connect, and only the path is served there.
     private func pathServer(_ path: String, api: PathAPI) -> ControlServer {
-        ControlServer(address: .unix(path), access: .everyone, authorize: ControlServer.allowEveryone) { request in
+        ControlServer(address: .unix(path), limits: Self.pathSocketLimits, access: .everyone, authorize: ControlServer.allowEveryone) { request in
             if let answer = await api.handle(request) { return answer }
             return QueueAPI.failure(
                 403, "forbidden", "only /v1/path, /v1/path/events and /v1/route are served on this socket; jobs need the control socket")

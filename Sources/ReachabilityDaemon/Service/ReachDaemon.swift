@@ -41,7 +41,7 @@ public final class ReachDaemon: Sendable {
         defer { lock.unlock() }
         let need = DescriptorLimit.need(
             maxRunning: configuration.maxRunning, listeners: configuration.listenerCount,
-            connectionsPerListener: ControlServer.Limits().maxConnections)
+            connectionsPerListener: DaemonService.pathSocketLimits.maxConnections + DaemonService.pathSocketLimits.rootReserve)
         if let note = DescriptorLimit.apply(need: need) { logger.notice("\(note)") }
         let monitor = self.monitor
         let metrics = ReachMetrics(monitorStatistics: { monitor.statistics })
