@@ -228,4 +228,33 @@ struct ReachDaemonLocalUserTests {
         #expect(listed.status == 0, "reach queue list with 160 idle connections: \(listed.stderr)")
         #expect(daemon.stop() == 0)
     }
+
+    /// `path.sock` tells every user what programs need to decide, and nothing that locates the
+    /// machine: the keys are exactly these, and no address or gateway appears anywhere (the
+    /// control socket's document has them). Before, both sockets served the same document.
+    @Test func thePathSocketServesWhatProgramsDecideByAndNothingThatLocatesTheMachine() async throws {
+        let viewer = try TestUser()
+        let namespaces = try await RoutedNamespaces()
+        try namespaces.client.ip("route", "add", "default", "via", "10.1.0.1", "dev", "va")
+        let daemon = try DaemonUnderTest(in: namespaces.client, arguments: RoutedNamespaces.overrides)
+        try await daemon.start()
+        _ = chmod(daemon.files.path, 0o755)
+        let pathSocket = daemon.files.path + "/run/path.sock"
+        let asViewer = viewer.prefix.joined(separator: " ")
+        let full = try shell("curl -s -m 5 --unix-socket \(daemon.socket) http://reach/v1/path").stdout
+        #expect(full.contains("10.1.0.2") && full.contains("10.1.0.1"), "the control socket's document: \(full)")
+        for target in ["/v1/path", "/v1/path/events"] {
+            let answer = try shell("\(asViewer) curl -s -m 2 --unix-socket \(pathSocket) http://reach\(target)").stdout
+            let line = try #require(answer.split(separator: "\n").first.map(String.init), "\(target): \(answer)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(Set(object.keys) == ["connectivity", "expensive", "interfaces", "ipv4", "ipv6", "primary", "status", "underlay"], "\(line)")
+            for secret in ["10.1.0.2", "10.1.0.1", "10.2.0.2", "gateways", "evidence", "addresses", "ssid", "bssid", "identity"] {
+                #expect(!line.contains(secret), "\(target) tells every user '\(secret)': \(line)")
+            }
+            let interfaces = object["interfaces"] as? [[String: Any]] ?? []
+            #expect(Set(interfaces.compactMap { $0["name"] as? String }).isSuperset(of: ["va", "wa"]), "\(line)")
+            #expect(object["status"] as? String == "wifi")
+        }
+        #expect(daemon.stop() == 0)
+    }
 }

@@ -15,6 +15,14 @@ struct PathAPI: Sendable {
     /// The path with its budgets' states on fresh counts, when budgets exist (nil: the feed's
     /// latest path answers, as without budgets).
     var freshPath: (@Sendable () async -> NetworkPath?)? = nil
+    /// Who reads it: the owner (the control socket) gets the whole path document, every user
+    /// (`path.sock`) only what programs need to decide (`PathJSON.sharedText`).
+    var audience: Audience = .owner
+
+    enum Audience: Sendable {
+        case owner
+        case everyone
+    }
 
     /// The longest host name asked about (a DNS name is at most 253 characters).
     static let maxHostLength = 253
@@ -26,12 +34,15 @@ struct PathAPI: Sendable {
         switch (parts[1], parts.count) {
         case ("path", 2):
             guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }
-            if let freshPath, let path = await freshPath() { return .json(status: 200, Array(PathJSON.text(path).utf8)) }
-            return .json(status: 200, Array(paths.latestJSON().utf8))
+            let shared = audience == .everyone
+            if let freshPath, let path = await freshPath() {
+                return .json(status: 200, Array((shared ? PathJSON.sharedText(path) : PathJSON.text(path)).utf8))
+            }
+            return .json(status: 200, Array((shared ? paths.latestSharedJSON() : paths.latestJSON()).utf8))
         case ("path", 3) where parts[2] == "events":
             guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }
             // The path's documents as JSON lines, the current one first.
-            return .stream(status: 200, contentType: "application/x-ndjson", paths.subscribe(.document))
+            return .stream(status: 200, contentType: "application/x-ndjson", paths.subscribe(audience == .everyone ? .shared : .document))
         case ("route", 2):
             guard request.method == "GET" else { return QueueAPI.notAllowed(request, allow: "GET") }
             return await route(request)

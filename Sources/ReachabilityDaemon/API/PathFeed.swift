@@ -7,10 +7,11 @@ import Synchronization
 final class PathFeed: Sendable {
     private struct State {
         var json = "{}"
+        var sharedJSON = "{}"
         var summary = "unknown"
         /// The latest path's stream lines, newline included: made once per path, whatever the
         /// number of subscribers.
-        var lines = Lines(json: "{}", summary: "unknown")
+        var lines = Lines(json: "{}", sharedJSON: "{}", summary: "unknown")
         var subscribers: [Int: (form: LineForm, continuation: AsyncStream<[UInt8]>.Continuation)] = [:]
         var next = 0
     }
@@ -18,13 +19,21 @@ final class PathFeed: Sendable {
     private struct Lines {
         var event: [UInt8]
         var document: [UInt8]
+        var shared: [UInt8]
 
-        init(json: String, summary: String) {
+        init(json: String, sharedJSON: String, summary: String) {
             event = Array("{\"type\":\"path\",\"summary\":\(PathJSON.string(summary)),\"path\":\(json)}\n".utf8)
             document = Array((json + "\n").utf8)
+            shared = Array((sharedJSON + "\n").utf8)
         }
 
-        subscript(form: LineForm) -> [UInt8] { form == .event ? event : document }
+        subscript(form: LineForm) -> [UInt8] {
+            switch form {
+            case .event: event
+            case .document: document
+            case .shared: shared
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -35,15 +44,19 @@ final class PathFeed: Sendable {
         case event
         /// The path document alone, as `/v1/path` answers, for `/v1/path/events`.
         case document
+        /// The path as every user may read it (`PathJSON.sharedText`), for `path.sock`.
+        case shared
     }
 
     /// Records `path` and sends its line to the subscribers.
     func publish(_ path: NetworkPath) {
         let json = PathJSON.text(path)
+        let sharedJSON = PathJSON.sharedText(path)
         let summary = Self.summary(path)
-        let lines = Lines(json: json, summary: summary)
+        let lines = Lines(json: json, sharedJSON: sharedJSON, summary: summary)
         let subscribers = state.withLock { state in
             state.json = json
+            state.sharedJSON = sharedJSON
             state.summary = summary
             state.lines = lines
             return Array(state.subscribers.values)
@@ -53,6 +66,9 @@ final class PathFeed: Sendable {
 
     /// The latest path's JSON (`reach status --json`'s).
     func latestJSON() -> String { state.withLock { $0.json } }
+
+    /// The latest path as every user may read it (`PathJSON.sharedText`).
+    func latestSharedJSON() -> String { state.withLock { $0.sharedJSON } }
 
     /// The latest path in words: `wifi via wlan0, unmetered`.
     func latestSummary() -> String { state.withLock { $0.summary } }

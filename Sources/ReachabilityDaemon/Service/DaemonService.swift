@@ -65,7 +65,9 @@ struct DaemonService: Service {
                     }
                     if let pathSocket = configuration.pathSocketPath {
                         group.addTask {
-                            try await pathServer(pathSocket, api: pathAPI).run { address in
+                            var shared = pathAPI
+                            shared.audience = .everyone
+                            try await pathServer(pathSocket, api: shared).run { address in
                                 self.logger.notice("path for every user on \(address)")
                                 isBound.yield()
                             }
