@@ -257,4 +257,45 @@ struct ReachDaemonLocalUserTests {
         }
         #expect(daemon.stop() == 0)
     }
+
+    /// An interface moved to another namespace and back keeps its counters: the budget counts
+    /// what it moved meanwhile, not its whole history again (the old ledger added all of it,
+    /// +28.8 MiB after 30 MB through it). Renamed away and back likewise. And the 257th budget
+    /// is refused with a clear message.
+    @Test func budgetsCountAnInterfaceOnceWhateverHappensToIt() async throws {
+        let namespaces = try await RoutedNamespaces()
+        let client = namespaces.client
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let server = try await TestServer(
+            root: files.path, log: files.path + "/requests.log", in: namespaces.server, address: RoutedNamespaces.serverAddress)
+        defer { server.stream.stop() }
+        _ = try randomFile(files.path + "/big.bin", bytes: 20_000_000)
+        try namespaces.route(via: .wifi, metric: 100)
+        let daemon = try DaemonUnderTest(in: client, arguments: RoutedNamespaces.overrides + ["--count-interval", "3600"])
+        try await daemon.start()
+        func budget(_ arguments: [String]) throws -> ReachResult { try reach(["budget", "--socket", daemon.socket] + arguments) }
+        func used() throws -> Int {
+            let shown = try budget(["show", "va", "--json"])
+            let object = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+            return (object?["usedBytes"] as? Int) ?? ((object?["budget"] as? [String: Any])?["usedBytes"] as? Int) ?? -1
+        }
+        #expect(try budget(["set", "va", "--for", "iface:va", "--limit", "1GB"]).status == 0)
+        _ = try client.run(["curl", "-s", "-o", "/dev/null", server.url("big.bin")])
+        let afterDownload = try used()
+        #expect(afterDownload >= 20_000_000 && afterDownload < 22_000_000, "after 20 MB: \(afterDownload)")
+
+        try client.ipBatch(["link set va down", "link set va name vtmp", "link set vtmp name va", "link set va up"])
+        try client.moveLink("va", to: namespaces.server)
+        try namespaces.server.moveLink("va", to: client)
+        try client.ip("link", "set", "va", "up")
+        try await Task.sleep(for: .milliseconds(500))
+        let afterMoves = try used()
+        #expect(afterMoves - afterDownload < 1_000_000, "renamed and moved back: \(afterDownload) → \(afterMoves)")
+
+        for index in 2...256 { _ = try budget(["set", "b\(index)", "--for", "iface:none\(index)", "--limit", "1GB"]) }
+        let over = try budget(["set", "b257", "--for", "iface:none", "--limit", "1GB"])
+        #expect(over.status != 0 && over.stderr.contains("256 budgets"), "\(over.stderr)")
+        #expect(daemon.stop() == 0)
+    }
 }

@@ -21,6 +21,12 @@ private func split(_ interface: Interface, _ received: Int64, _ sent: Int64, rem
     InterfaceCounters(index: interface.index, name: interface.name, receivedBytes: UInt64(received), sentBytes: UInt64(sent), isRemoved: removed)
 }
 
+private func moved(_ interface: Interface, _ bytes: Int64, removed: Bool = false, index: Int32? = nil) -> InterfaceCounters {
+    InterfaceCounters(
+        index: index ?? interface.index, name: interface.name, receivedBytes: UInt64(bytes), sentBytes: 0, isRemoved: removed,
+        hardwareAddress: "02:00:00:00:00:0a")
+}
+
 private func budget(_ name: String, _ selector: String, limit: Int64 = 100 * mb, warning: Int64? = 80 * mb, cycle: String = "monthly:1", reserve: Int64 = 0) throws -> DataBudget {
     try DataBudget(
         name: name, selector: BudgetSelector(parsing: selector), limitBytes: limit, warningBytes: warning, cycle: BudgetCycle(parsing: cycle),
@@ -140,12 +146,58 @@ private func rows() throws -> [LedgerRow] {
                 LedgerStep(action: .record([sample(c, 36 * mb)], [c], at: utc(2026, 12, 2) + 120), used: ["cell": 6 * mb]),
             ]),
         LedgerRow(
-            name: "a clock set back before the cycle moves the window, keeping the count", budgets: [cell],
+            name: "a clock set back before the cycle leaves the window and the count alone", budgets: [cell],
             steps: [
                 LedgerStep(action: .record([sample(c, 0)], [c], at: now), used: ["cell": 0]),
                 LedgerStep(action: .record([sample(c, 30 * mb)], [c], at: now + 60), used: ["cell": 30 * mb]),
                 LedgerStep(action: .tick(at: utc(2026, 10, 20)), used: ["cell": 30 * mb]),
-                LedgerStep(action: .tick(at: utc(2026, 11, 1, 0, 0)), used: ["cell": 0]),
+                LedgerStep(action: .record([sample(c, 31 * mb)], [c], at: utc(2026, 10, 20) + 5), used: ["cell": 31 * mb]),
+                LedgerStep(action: .tick(at: utc(2026, 11, 1, 0, 0)), used: ["cell": 31 * mb]),
+                LedgerStep(action: .tick(at: now + 120), used: ["cell": 31 * mb]),
+            ]),
+        // The excursion: +40 days for a few seconds set the real cycle's count to 0.
+        LedgerRow(
+            name: "a clock 40 days ahead for a moment ends the cycle only until it is back", budgets: [cell],
+            steps: [
+                LedgerStep(action: .record([sample(c, 0)], [c], at: now), used: ["cell": 0]),
+                LedgerStep(action: .record([sample(c, 30 * mb)], [c], at: now + 60), used: ["cell": 30 * mb]),
+                LedgerStep(action: .tick(at: now + 40 * 86_400), used: ["cell": 0]),
+                LedgerStep(action: .record([sample(c, 32 * mb)], [c], at: now + 40 * 86_400 + 5), used: ["cell": 2 * mb]),
+                LedgerStep(action: .tick(at: now + 70), used: ["cell": 32 * mb]),
+                LedgerStep(action: .record([sample(c, 33 * mb)], [c], at: now + 80), used: ["cell": 33 * mb]),
+            ]),
+        LedgerRow(
+            name: "a clock 40 days behind for a moment changes nothing", budgets: [cell],
+            steps: [
+                LedgerStep(action: .record([sample(c, 0)], [c], at: now), used: ["cell": 0]),
+                LedgerStep(action: .record([sample(c, 30 * mb)], [c], at: now + 60), used: ["cell": 30 * mb]),
+                LedgerStep(action: .tick(at: now - 40 * 86_400), used: ["cell": 30 * mb]),
+                LedgerStep(action: .tick(at: now + 70), used: ["cell": 30 * mb]),
+            ]),
+        // Moved to another namespace and back: the kernel keeps its counters (and address).
+        LedgerRow(
+            name: "an interface that leaves and comes back counts only what it moved meanwhile", budgets: [cell],
+            steps: [
+                LedgerStep(action: .record([moved(c, 0)], [c], at: now), used: ["cell": 0]),
+                LedgerStep(action: .record([moved(c, 32 * mb)], [c], at: now + 10), used: ["cell": 32 * mb]),
+                LedgerStep(action: .record([moved(c, 32 * mb, removed: true)], [], at: now + 20), used: ["cell": 32 * mb]),
+                LedgerStep(action: .record([moved(c, 32 * mb + 2000, index: 9)], [cellular(9)], at: now + 30), used: ["cell": 32 * mb + 2000]),
+            ]),
+        LedgerRow(
+            name: "a new interface with a departed one's address but lower counters counts from zero", budgets: [cell],
+            steps: [
+                LedgerStep(action: .record([moved(c, 0)], [c], at: now), used: ["cell": 0]),
+                LedgerStep(action: .record([moved(c, 10 * mb)], [c], at: now + 10), used: ["cell": 10 * mb]),
+                LedgerStep(action: .record([moved(c, 10 * mb, removed: true)], [], at: now + 20), used: ["cell": 10 * mb]),
+                LedgerStep(action: .record([moved(c, 1 * mb, index: 9)], [cellular(9)], at: now + 30), used: ["cell": 11 * mb]),
+            ]),
+        // libnl's cached link object: its counters are those of the last link message.
+        LedgerRow(
+            name: "last counters below the baseline (stale) add nothing", budgets: [cell],
+            steps: [
+                LedgerStep(action: .record([sample(c, 0)], [c], at: now), used: ["cell": 0]),
+                LedgerStep(action: .record([sample(c, 10 * mb)], [c], at: now + 10), used: ["cell": 10 * mb]),
+                LedgerStep(action: .record([sample(c, 14_000, removed: true)], [], at: now + 20), used: ["cell": 10 * mb]),
             ]),
     ]
 }

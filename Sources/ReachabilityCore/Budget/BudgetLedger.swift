@@ -9,14 +9,21 @@
 /// from zero. (A veth being deleted reports its received bytes as 0 and its sent bytes intact:
 /// taken together they would look like a reset of both.) An interface that
 /// appears after the first sample counts from zero; one that existed before counts from its
-/// first sample, unless a checkpoint of the same boot left its baseline.
+/// first sample, unless a checkpoint of the same boot left its baseline. An interface that
+/// leaves (deleted, or moved to another namespace) is remembered by its hardware address for a
+/// while: when one with that address and counters at least as high comes back, only what it
+/// moved meanwhile counts (a namespace move keeps the counters; counting them from zero again
+/// counted its whole history twice). Last counters below the baseline are stale (the cache of
+/// the last link message), not a reset: they add nothing.
 ///
 /// The clock: a cycle ends when the wall clock passes its end, but only a clock past
 /// ``clockFloor`` is believed. Before that (a gateway that booted in 1970 and has not synced),
 /// bytes count in the current cycle and are marked untrusted; once the clock is set, they stay
 /// in that cycle or, if the clock lands in a later one, move there. A clock that goes back
-/// before the cycle's start moves the window back without clearing the count. So no jump
-/// resets a cycle twice or counts a byte twice.
+/// before the cycle's start leaves the window and the count alone (bytes count in the current
+/// cycle until the clock is back). A cycle ended by a clock that then comes back into it (an
+/// excursion: a wrong NTP answer, a test) is put back, with what was counted meanwhile. So no
+/// jump resets a cycle twice, loses a cycle's count, or counts a byte twice.
 public struct BudgetLedger: Sendable {
     /// One interface's last sample: its name, its counters, the budgets it matched.
     public struct Baseline: Sendable, Hashable {
@@ -60,6 +67,18 @@ public struct BudgetLedger: Sendable {
 
     public private(set) var accounts: [String: BudgetAccount] = [:]
     public private(set) var baselines: [Int32: Baseline] = [:]
+    /// Interfaces that left, by hardware address (at most ``maxDeparted``, the oldest dropped).
+    private var departed: [(address: String, baseline: Baseline)] = []
+    static let maxDeparted = 64
+    /// Each budget as it was just before the clock last ended its cycle: put back if the clock
+    /// returns into that cycle.
+    private var beforeRollover: [String: Rollover] = [:]
+
+    private struct Rollover: Sendable {
+        var account: BudgetAccount
+        /// Bytes the new cycle started with (counted before the clock was set).
+        var carried: Int64
+    }
     /// The first sample has been taken: an interface unknown after it is new.
     public private(set) var hasSampled = false
     private let utcOffset: @Sendable (Int64) -> Int64
@@ -156,20 +175,45 @@ public struct BudgetLedger: Sendable {
                 guard let before else { return hasSampled ? now : 0 }
                 return now >= before ? now - before : now
             }
-            let baseline = baselines[sample.index]
-            let (received, sent) = (
+            let baseline = baselines[sample.index] ?? (hasSampled ? returning(sample) : nil)
+            var (received, sent) = (
                 moved(sample.receivedBytes, since: baseline?.receivedBytes), moved(sample.sentBytes, since: baseline?.sentBytes)
             )
+            if sample.isRemoved, let baseline {
+                // Last counters from the cache: below the baseline they are stale, not a reset.
+                if sample.receivedBytes < baseline.receivedBytes { received = 0 }
+                if sample.sentBytes < baseline.sentBytes { sent = 0 }
+            }
             let (delta, overflow) = received.addingReportingOverflow(sent)
             if delta > 0 || overflow {
                 for name in matching { accounts[name]?.count(overflow ? .max : Int64(clamping: delta), trusted: trusted) }
             }
-            baselines[sample.index] =
-                sample.isRemoved
-                ? nil : Baseline(name: sample.name, receivedBytes: sample.receivedBytes, sentBytes: sample.sentBytes, budgets: matching)
+            let last = Baseline(
+                name: sample.name, receivedBytes: max(sample.receivedBytes, baseline?.receivedBytes ?? 0),
+                sentBytes: max(sample.sentBytes, baseline?.sentBytes ?? 0), budgets: matching)
+            if sample.isRemoved {
+                baselines[sample.index] = nil
+                if let address = sample.hardwareAddress, address != "00:00:00:00:00:00" {
+                    departed.removeAll { $0.address == address }
+                    departed.append((address, last))
+                    if departed.count > Self.maxDeparted { departed.removeFirst() }
+                }
+            } else {
+                baselines[sample.index] = Baseline(
+                    name: sample.name, receivedBytes: sample.receivedBytes, sentBytes: sample.sentBytes, budgets: matching)
+            }
         }
         hasSampled = true
         return transitions(from: before)
+    }
+
+    /// The baseline of an interface that left and is back (same hardware address, counters
+    /// not below what it had), taken out of ``departed``; nil for a new interface.
+    private mutating func returning(_ sample: InterfaceCounters) -> Baseline? {
+        guard let address = sample.hardwareAddress, let at = departed.firstIndex(where: { $0.address == address }) else { return nil }
+        let baseline = departed.remove(at: at).baseline
+        guard sample.receivedBytes >= baseline.receivedBytes, sample.sentBytes >= baseline.sentBytes else { return nil }
+        return baseline
     }
 
     /// Ends the cycles the clock has passed (a new cycle carries only the bytes counted before
@@ -180,11 +224,21 @@ public struct BudgetLedger: Sendable {
         for name in accounts.keys {
             guard var account = accounts[name] else { continue }
             if let end = account.cycleEnd, now >= end {
+                beforeRollover[name] = Rollover(account: account, carried: account.untrustedBytes)
                 (account.cycleStart, account.cycleEnd) = window(account.budget.cycle, now: now)
                 account.usedBytes = account.untrustedBytes
                 account.isSnoozed = false
-            } else if account.cycleEnd != nil, now < account.cycleStart {
-                (account.cycleStart, account.cycleEnd) = window(account.budget.cycle, now: now)
+            } else if account.cycleEnd != nil, now < account.cycleStart, let rollover = beforeRollover[name],
+                now >= rollover.account.cycleStart, now < (rollover.account.cycleEnd ?? .max)
+            {
+                // The clock came back into the cycle it had ended: that cycle goes on, with what
+                // was counted meanwhile.
+                var previous = rollover.account
+                previous.usedBytes = previous.usedBytes.addingSaturated(max(0, account.usedBytes - rollover.carried))
+                previous.budget = account.budget
+                previous.origin = account.origin
+                beforeRollover[name] = nil
+                account = previous
             }
             account.untrustedBytes = 0
             accounts[name] = account

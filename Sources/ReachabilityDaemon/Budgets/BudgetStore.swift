@@ -18,19 +18,7 @@ extension QueueStore {
     static func writeBudgets(_ checkpoint: BudgetCheckpoint, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM budget")
         try db.execute(sql: "DELETE FROM budget_counter")
-        for account in checkpoint.accounts {
-            let budget = account.budget
-            try db.execute(
-                sql: """
-                    INSERT INTO budget (name, selector, limitBytes, warningBytes, cycle, reserveBytes, usedBytes, cycleStart, cycleEnd,
-                        snoozed, untrustedBytes, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    budget.name, budget.selector.description, budget.limitBytes, budget.warningBytes, budget.cycle.description,
-                    budget.reserveBytes, account.usedBytes, account.cycleStart, account.cycleEnd, account.isSnoozed,
-                    account.untrustedBytes, account.origin,
-                ])
-        }
+        for account in checkpoint.accounts { try writeBudget(account, db) }
         for (index, baseline) in checkpoint.baselines {
             try db.execute(
                 sql: "INSERT INTO budget_counter (interfaceIndex, name, receivedBytes, sentBytes, budgets, bootID) VALUES (?, ?, ?, ?, ?, ?)",
@@ -39,6 +27,21 @@ extension QueueStore {
                     baseline.budgets.joined(separator: "\n"), checkpoint.bootID,
                 ])
         }
+    }
+
+    /// Writes one budget's row, replacing the stored one of that name.
+    static func writeBudget(_ account: BudgetAccount, _ db: Database) throws {
+        let budget = account.budget
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO budget (name, selector, limitBytes, warningBytes, cycle, reserveBytes, usedBytes, cycleStart,
+                    cycleEnd, snoozed, untrustedBytes, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                budget.name, budget.selector.description, budget.limitBytes, budget.warningBytes, budget.cycle.description,
+                budget.reserveBytes, account.usedBytes, account.cycleStart, account.cycleEnd, account.isSnoozed,
+                account.untrustedBytes, account.origin,
+            ])
     }
 
     /// The stored budgets, and the baselines taken in boot `bootID`. A row this build cannot
@@ -84,6 +87,18 @@ extension QueueStore {
             try pool.write { db in try Self.writeBudgets(checkpoint, db) }
         } catch {
             throw Self.queueError(error, doing: "record the data budgets")
+        }
+    }
+
+    /// One budget changed through the API: its row written (`account`), or removed (`name`).
+    func saveBudget(_ account: BudgetAccount?, removing name: String?) throws(QueueError) {
+        do {
+            try pool.write { db in
+                if let account { try Self.writeBudget(account, db) }
+                if let name { try db.execute(sql: "DELETE FROM budget WHERE name = ?", arguments: [name]) }
+            }
+        } catch {
+            throw Self.queueError(error, doing: "record the data budget")
         }
     }
 }

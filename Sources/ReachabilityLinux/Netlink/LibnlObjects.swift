@@ -44,7 +44,8 @@ enum LibnlObjects {
         guard index > 0, let namePointer = rtnl_link_get_name(link) else { return nil }
         return InterfaceCounters(
             index: index, name: String(cString: namePointer), receivedBytes: rtnl_link_get_stat(link, RTNL_LINK_RX_BYTES),
-            sentBytes: rtnl_link_get_stat(link, RTNL_LINK_TX_BYTES), isRemoved: removed)
+            sentBytes: rtnl_link_get_stat(link, RTNL_LINK_TX_BYTES), isRemoved: removed,
+            hardwareAddress: rtnl_link_get_addr(link).flatMap(macAddressText))
     }
 
     /// Kinds whose IFLA_LINK names a peer rather than a lower device.
