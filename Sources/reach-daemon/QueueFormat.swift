@@ -8,7 +8,9 @@ enum QueueFormat {
     /// A table of `jobs`, with a header; "no jobs" when empty.
     static func table(_ jobs: [QueueJobSummary]) -> String {
         guard !jobs.isEmpty else { return "no jobs" }
-        let rows = [["ID", "STATE", "PROGRESS", "JOB", "WHY"]] + jobs.map { [String($0.id), $0.state.rawValue, progress($0), $0.title, why($0)] }
+        // What a job says comes from its adder and its server: printed escaped, never raw.
+        let rows = [["ID", "STATE", "PROGRESS", "JOB", "WHY"]]
+            + jobs.map { [String($0.id), TerminalText.safe($0.state.rawValue), progress($0), TerminalText.safe($0.title), TerminalText.safe(why($0))] }
         return columns(rows)
     }
 
@@ -35,7 +37,7 @@ enum QueueFormat {
     static func line(_ job: QueueJob) -> String {
         let summary = job.summary
         let reason = why(summary)
-        return "\(job.id) \(job.state.rawValue) \(progress(summary)) \(summary.title)" + (reason.isEmpty ? "" : ": " + reason)
+        return TerminalText.safe("\(job.id) \(job.state.rawValue) \(progress(summary)) \(summary.title)" + (reason.isEmpty ? "" : ": " + reason))
     }
 
     /// `show`: the job and its history.
@@ -60,7 +62,7 @@ enum QueueFormat {
         if let log = detail.logPath { lines.append("log: \(log)") }
         lines.append("history:")
         lines += detail.history.map { "  \(QueueTime.text($0.at))  \($0.state)" + ($0.reason.map { "  \($0)" } ?? "") }
-        return lines.joined(separator: "\n")
+        return lines.map(TerminalText.safe).joined(separator: "\n")
     }
 
     static func progress(_ job: QueueJobSummary) -> String {

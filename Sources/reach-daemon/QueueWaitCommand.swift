@@ -2,6 +2,7 @@ import ReachabilityTransfers
 import ArgumentParser
 import Foundation
 import ReachCommands
+import ReachabilityCore
 import ReachabilityDaemon
 
 /// `reach queue wait`: until the jobs finish.
@@ -34,10 +35,10 @@ struct QueueWaitCommand: AsyncParsableCommand {
         switch outcome {
         case .allSucceeded: return
         case .someFailed(let jobs):
-            for job in jobs { printError("reach queue: job \(job.id) \(job.state): \(job.reason?.message ?? "")") }
+            for job in jobs { printError(TerminalText.safe("reach queue: job \(job.id) \(job.state): \(job.reason?.message ?? "")")) }
             throw ExitCode(1)
         case .timedOut(let pending):
-            printError("reach queue: timed out; still unfinished: \(pending.map(String.init).joined(separator: ", "))")
+            printError("reach queue: timed out; still unfinished: \(Self.list(pending.sorted()))")
             throw ExitCode(3)
         }
     }
@@ -69,5 +70,13 @@ struct QueueWatchCommand: AsyncParsableCommand {
                 }
             }
         }
+    }
+}
+
+extension QueueWaitCommand {
+    /// At most 20 ids, then how many more: `--all` over 10,000 jobs is not a 60 KB line.
+    static func list(_ ids: [Int64]) -> String {
+        let shown = ids.prefix(20).map(String.init).joined(separator: ", ")
+        return ids.count > 20 ? shown + " and \(ids.count - 20) more (reach queue list)" : shown
     }
 }

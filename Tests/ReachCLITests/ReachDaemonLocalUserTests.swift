@@ -298,4 +298,22 @@ struct ReachDaemonLocalUserTests {
         #expect(over.status != 0 && over.stderr.contains("256 budgets"), "\(over.stderr)")
         #expect(daemon.stop() == 0)
     }
+
+    /// A command that ignores SIGTERM does not keep the daemon past systemd's 10 s: its group
+    /// is killed after the daemon's stop grace (5 s). Before, the daemon took 11.3 s and was
+    /// killed by systemd mid-checkpoint.
+    @Test func aCommandThatIgnoresSigtermDoesNotHoldTheDaemonsStop() async throws {
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--sysfs-root", "/nonexistent"])
+        try await daemon.start()
+        let marker = daemon.files.path + "/started"
+        let id = try daemon.queue(["add", "run", "--", "sh", "-c", "trap '' TERM; touch \(marker); while :; do sleep 1; done"])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try await daemon.waitForJob(id, bound: .seconds(20)) { $0["state"] as? String == "running" }
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: marker) { try await Task.sleep(for: .milliseconds(10)) }
+        let began = ContinuousClock.now
+        let status = daemon.stop()
+        let took = ContinuousClock.now - began
+        #expect(status == 0)
+        #expect(took < .seconds(9), "the daemon took \(took) to stop")
+    }
 }

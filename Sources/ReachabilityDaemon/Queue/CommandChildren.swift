@@ -42,6 +42,20 @@ struct CommandChildren: Sendable {
         return ended
     }
 
+    /// Kills (SIGKILL) every recorded group still running, keeping the records: at shutdown, for
+    /// commands that ignored SIGTERM past the daemon's stop grace (systemd allows 10 s).
+    func killRunning() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix("job-") {
+            guard let text = try? String(contentsOfFile: "\(directory)/\(name)", encoding: .utf8) else { continue }
+            let fields = text.split(whereSeparator: \.isWhitespace)
+            guard fields.count == 2, let pid = Int32(fields[0]), pid > 1, let started = UInt64(fields[1]),
+                Self.startTime(of: pid) == started
+            else { continue }
+            kill(-pid, SIGKILL)
+        }
+    }
+
     /// Ends the group led by `pid` if that pid is still the process started at `started`.
     private func end(pid: Int32, started: UInt64, grace: Duration) -> Bool {
         guard Self.startTime(of: pid) == started else { return false }

@@ -269,19 +269,37 @@ public final class JobQueue: Sendable {
     /// Stops every job as a pause (downloads checkpoint their partial files, commands are
     /// terminated), records each job's progress, and refuses new jobs. Unfinished jobs stay
     /// unfinished in the database: the next start takes them up.
+    /// How long running jobs get to stop at shutdown before their commands are killed.
+    static let stopGrace: Duration = .seconds(5)
+
     public func shutdown() async {
         let tasks = state.withLock { state -> [Task<Void, Never>] in
             state.isStopping = true
             return state.entries.values.compactMap(\.value.task)
         }
         for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
-        // The engine ends its event feed once its jobs are stopped; the consumer takes every
-        // event left in it before it returns.
-        await engine.shutdown()
+        // A command that ignores SIGTERM gets its own kill-after, but never past the daemon's
+        // stop grace: systemd's TimeoutStopSec is 10 s, and the queue is still to be written.
+        let engine = self.engine
+        let consumer = state.withLock { $0.consumer }
+        let stopping = Task {
+            for task in tasks { await task.value }
+            // The engine ends its event feed once its jobs are stopped; the consumer takes every
+            // event left in it before it returns.
+            await engine.shutdown()
+            await consumer?.value
+        }
+        // (Awaiting a task's value does not end with cancellation: a timer of its own, not a
+        // task group, bounds the wait.)
+        let children = self.children
+        let deadline = Task {
+            try? await Task.sleep(for: Self.stopGrace)
+            if !Task.isCancelled { children.killRunning() }
+        }
+        await stopping.value
+        deadline.cancel()
         // Every command is ended: no record is left for the next start to act on.
         for id in state.withLock({ state in state.entries.values.filter { $0.value.job.spec.kind == .command }.map(\.value.job.id) }) { children.forget(job: id) }
-        await state.withLock { $0.consumer }?.value
         let unfinished = state.withLock { state in state.entries.values.filter { !$0.value.job.state.isFinal }.map(\.value) }
         for entry in unfinished { writer.enqueue(.save(entry.job, history: nil)) }
         if !(await writer.drain(timeout: .seconds(3))) {

@@ -107,6 +107,7 @@ struct DaemonService: Service {
         } catch is CancellationError {
             // Shut down gracefully.
         }
+        logger.debug("stopping: checkpointing the queue")
         try? notifier?.stopping(status: "stopping: checkpointing \(queue.counts()[.running] ?? 0) running job(s)")
         await queue.shutdown()
         await budgets.shutdown()
