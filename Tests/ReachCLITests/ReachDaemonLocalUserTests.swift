@@ -316,4 +316,32 @@ struct ReachDaemonLocalUserTests {
         #expect(status == 0)
         #expect(took < .seconds(9), "the daemon took \(took) to stop")
     }
+
+    /// A second job into a running job's file, by another path (a symbolic link to its
+    /// directory), waits for the first (reason `destinationBusy`) and then runs; the old queue
+    /// failed it for good on the partial file's lock.
+    @Test func aSecondJobIntoARunningJobsFileWaitsForIt() async throws {
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let server = try await TestServer(root: files.path, log: files.path + "/requests.log", in: nil)
+        defer { server.stream.stop() }
+        let sha = try randomFile(files.path + "/big.bin", bytes: 3_000_000)
+        let daemon = try DaemonUnderTest(in: nil, arguments: ["--sysfs-root", "/nonexistent"])
+        try await daemon.start()
+        let out = daemon.files.path + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: daemon.files.path + "/alias", withDestinationPath: out)
+        let first = try daemon.queue(["add", "get", server.url("big.bin?slow=1000000"), "-o", out + "/f.bin", "--sha256", sha, "--settle", "0"])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try await daemon.waitForJob(first) { $0["state"] as? String == "running" }
+        let second = try daemon.queue([
+            "add", "get", server.url("big.bin"), "-o", daemon.files.path + "/alias/f.bin", "--sha256", sha, "--settle", "0",
+        ]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let waiting = try await daemon.waitForJob(second, bound: .seconds(10)) { reason($0) != nil || $0["state"] as? String == "failed" }
+        #expect(reason(waiting) == "destinationBusy", "\(waiting)")
+        let done = try await daemon.waitForJob(second, bound: .seconds(60)) { ["succeeded", "failed"].contains($0["state"] as? String ?? "") }
+        #expect(done["state"] as? String == "succeeded", "\(done)")
+        #expect((try await daemon.waitForJob(first) { $0["state"] as? String != "running" })["state"] as? String == "succeeded")
+        #expect(daemon.stop() == 0)
+    }
 }

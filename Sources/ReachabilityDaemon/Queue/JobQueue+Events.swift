@@ -48,10 +48,16 @@ extension JobQueue {
         if queueState.isFinal && entry.kind == .command { children.forget(job: id) }
         state.withLock { state in
             guard let index = state.entries.index(forKey: id) else { return }
+            var released: DestinationKey?
             inPlace(&state.entries.values[index].value) { entry in
                 entry.engineTransferred = event.progress.transferredBytes
-                if queueState.isFinal { entry.inEngine = false }
+                if queueState.isFinal {
+                    entry.inEngine = false
+                    released = entry.destinationKey
+                    entry.destinationKey = nil
+                }
             }
+            if let released, state.destinations[released] == id { state.destinations[released] = nil }
         }
     }
 

@@ -71,6 +71,22 @@ extension JobQueue {
         submit(id, spec: spec, restored: entry.restored)
     }
 
+    /// Another job downloads into the same file: this one waits (checking every second) instead
+    /// of failing on the partial file's lock.
+    private func waitForDestination(_ id: Int64, held holder: Int64) {
+        _ = change(id, history: true) { job in
+            job.state = .pending
+            job.reason = JobReason(code: "destinationBusy", message: "waits for job \(holder), which downloads into the same file")
+        }
+        let timer = Task { [self] in
+            try? await Task.sleep(for: .seconds(1))
+            guard !Task.isCancelled else { return }
+            state.withLock { $0.entries[id]?.value.task = nil }
+            schedule(id)
+        }
+        state.withLock { $0.entries[id]?.value.task = timer }
+    }
+
     private func hold(_ id: Int64, until date: Date) {
         _ = change(id, history: true) { job in
             job.state = .paused
@@ -101,19 +117,31 @@ extension JobQueue {
             }
             return
         }
-        state.withLock { state in
-            guard let index = state.entries.index(forKey: id) else { return }
+        let key = spec.download?.destination.flatMap(DestinationKey.init(path:))
+        let holder = state.withLock { state -> Int64? in
+            guard let index = state.entries.index(forKey: id) else { return nil }
+            if let key, let holder = state.destinations[key], holder != id { return holder }
+            if let key { state.destinations[key] = id }
             inPlace(&state.entries.values[index].value) { entry in
                 entry.inEngine = true
+                entry.destinationKey = key
                 entry.engineTransferred = 0
                 entry.transferredBase = entry.job.progress.transferredBytes
             }
+            return nil
+        }
+        if let holder {
+            waitForDestination(id, held: holder)
+            return
         }
         if spec.kind != .command { _ = change(id, history: false) { $0.attempts += 1 } }
         do {
             try engine.submit(transfer, id: JobID(id))
         } catch {
-            state.withLock { $0.entries[id]?.value.inEngine = false }
+            state.withLock { state in
+                state.entries[id]?.value.inEngine = false
+                if let key, state.destinations[key] == id { state.destinations[key] = nil }
+            }
             // The daemon is stopping: its engine shut down after `schedule` looked. The job is
             // left as it was, for the next start to take up: it did not fail, nor did it run.
             if engine.hasShutDown {

@@ -56,6 +56,8 @@ public final class JobQueue: Sendable {
         /// ``start()`` has put every stored job in ``entries``: until then a list or a look-up
         /// would answer from an empty or partial queue.
         var isLoaded = false
+        /// The files downloads in the engine write, and by which job.
+        var destinations: [DestinationKey: Int64] = [:]
     }
 
     /// The queue's settings.

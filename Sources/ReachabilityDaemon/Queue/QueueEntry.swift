@@ -1,3 +1,4 @@
+import Glibc
 import Foundation
 import ReachabilityCore
 import ReachabilityTransfers
@@ -20,6 +21,9 @@ struct QueueEntry: Sendable {
     var task: Task<Void, Never>?
     /// The engine holds it (submitted in this process).
     var inEngine = false
+    /// The file a download in the engine writes (its directory's device and inode, and its
+    /// name): a second job into the same file, by whatever path, waits for this one.
+    var destinationKey: DestinationKey?
     /// Restored from the database at start: a download may have finished just before the stop.
     var restored = false
     /// The job's transferred bytes before its current engine run.
@@ -54,5 +58,25 @@ extension QueueJobSpec {
             return .upload(request, policy: policy, priority: priority)
         }
         return nil
+    }
+}
+
+/// A destination file by what it is, not how it is spelled: `/srv/a/f` and `/srv/./b/../a/f`,
+/// or a path through a symbolic link, are one key.
+struct DestinationKey: Sendable, Hashable {
+    var device: UInt64
+    var inode: UInt64
+    var name: String
+
+    /// The key of `path`'s file; nil when its directory cannot be examined (the download says
+    /// why when it runs).
+    init?(path: String) {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        var info = stat()
+        guard stat(directory, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        name = String(path[path.index(after: slash)...])
     }
 }

@@ -72,6 +72,22 @@ else
     exit 1
 fi
 
+# 2a. An upgrade restarts the running daemon (postinst configure with the old version): the
+#     old binary does not run on beside the new GIO module. Reinstalling the package is the
+#     same maintainer-script path as an upgrade to a newer version.
+before_pid=$(main_pid)
+if dpkg -i "$deb" >/tmp/dpkg-upgrade.log 2>&1; then
+    after_pid=$(main_pid)
+    echo "# upgrade: MainPID $before_pid -> $after_pid, $(systemctl is-active reach.service)"
+    if [ "$after_pid" != "$before_pid" ] && [ "$after_pid" != 0 ] && [ "$(systemctl is-active reach.service)" = active ]; then
+        ok upgrade-restarts
+    else
+        fail upgrade-restarts "MainPID $before_pid -> $after_pid, $(systemctl is-active reach.service)"
+    fi
+else
+    fail upgrade-restarts "dpkg -i of the same package failed: $(tail -5 /tmp/dpkg-upgrade.log)"
+fi
+
 # 2b. PrivateTmp=yes: a job added from a shell in the host's /tmp is refused at once, saying why.
 mkdir -p /tmp/build
 refusal=$(cd /tmp/build && reach queue add run -- make 2>&1)
