@@ -11,7 +11,8 @@
 //   fail=K&failstatus=S       the first K requests for this request target answer S (503)
 //   retryafter=V              with fail: add `Retry-After: V`
 //   slow=BYTES_PER_SECOND     throttle the body (1 B/s ... 1 GiB/s, chunks of at most 64 KiB)
-//   etag=VALUE                use VALUE as the ETag (quoted unless it is already, W/ kept)
+//   etag=VALUE                use VALUE as the ETag (quoted unless it is already, W/ kept);
+//                             etag=perrequest: a new strong ETag in every answer
 //   noetag=1, nolastmodified=1   omit that validator
 //   nohead=1                  refuse HEAD with 405
 //   chunked=1                 no Content-Length: a chunked body (the size hidden)

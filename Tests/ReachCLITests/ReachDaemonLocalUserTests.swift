@@ -344,4 +344,20 @@ struct ReachDaemonLocalUserTests {
         #expect((try await daemon.waitForJob(first) { $0["state"] as? String != "running" })["state"] as? String == "succeeded")
         #expect(daemon.stop() == 0)
     }
+
+    /// `--connections 4` against a server whose every answer carries a new strong ETag (one file
+    /// behind backends that tag it differently): the segments cannot agree, so the download
+    /// falls back to one connection and finishes byte-identical. It failed with
+    /// `resourceChanged` after its restarts.
+    @Test func segmentsThatCannotAgreeOnAnETagFallBackToOneConnection() async throws {
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let server = try await TestServer(root: files.path, log: files.path + "/requests.log", in: nil)
+        defer { server.stream.stop() }
+        let sha = try randomFile(files.path + "/big.bin", bytes: 6_000_000)
+        let got = try reach([
+            "get", "--connections", "4", "--sha256", sha, "-o", files.path + "/out.bin", server.url("big.bin?etag=perrequest"),
+        ])
+        #expect(got.status == 0, "\(got.stderr)")
+    }
 }

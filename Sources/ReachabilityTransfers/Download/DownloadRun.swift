@@ -14,6 +14,8 @@ struct DownloadRun {
     let progress: @Sendable (DownloadProgress) -> Void
     var receivedThisRun: Int64 = 0
     var restartsThisRun = 0
+    /// The last attempt ran segments (its restart may be the segments disagreeing).
+    var ranSegments = false
     /// The server serves ranges without telling the size: no more opening requests this run.
     var segmentsRefused = false
 
@@ -100,6 +102,9 @@ struct DownloadRun {
         case .restart(let reason):
             try discardPartial()
             countRestart()
+            // Segments whose answers disagree (backends that tag one file differently, so every
+            // If-Range misses): one connection from now on, which needs no validator to agree.
+            if ranSegments, request.connections > 1, !segmentsRefused { segmentsRefused = true }
             if restartsThisRun > max(request.maxAttempts, 1) {
                 throw TransferError(.resourceChanged, url: shownURL, detail: "last restart: \(reason)")
             }
@@ -131,7 +136,9 @@ struct DownloadRun {
     /// One attempt: a segmented run over a segmented partial file, or one request (which, as an
     /// opening request, may hand its body over to a segmented run for the rest).
     private mutating func attempt() async throws(TransferError) -> AttemptReport {
+        ranSegments = false
         if let completed = try segmentedPartial(), let part = state.part, let metadata = state.metadata {
+            ranSegments = true
             return await segmented(part: part, metadata: metadata, completed: completed, handoff: nil, admit: admit)
         }
         let plan = ResumePlanner.plan(url: download.url.storageKey, metadata: state.metadata, partLength: state.part?.length)
@@ -149,6 +156,7 @@ struct DownloadRun {
         guard case .split(let handoff) = report.outcome, let part = report.part ?? state.part, let metadata = report.metadata,
             let stored = metadata.completed
         else { return report }
+        ranSegments = true
         let rest = await segmented(part: part, metadata: metadata, completed: RangeSet(stored), handoff: handoff, admit: nil)
         report.outcome = rest.outcome
         report.received += rest.received
