@@ -360,4 +360,30 @@ struct ReachDaemonLocalUserTests {
         ])
         #expect(got.status == 0, "\(got.stderr)")
     }
+
+    /// A secret header by name (`X-Api-Key`) goes to the URL's origin only: a redirect to
+    /// another origin arrives without it, one to the same origin with it. async-http-client
+    /// drops only Authorization, Proxy-Authorization and Cookie; the old `reach get` sent the
+    /// key to the other host.
+    @Test func aSecretHeaderDoesNotFollowARedirectToAnotherOrigin() async throws {
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let first = try await TestServer(root: files.path, log: files.path + "/first.log", in: nil)
+        defer { first.stream.stop() }
+        let other = try await TestServer(root: files.path, log: files.path + "/other.log", in: nil)
+        defer { other.stream.stop() }
+        let sha = try randomFile(files.path + "/f.bin", bytes: 10_000)
+        for (name, target) in [("away", other.url("f.bin")), ("home", first.url("f.bin"))] {
+            let got = try reach([
+                "get", "-H", "X-Api-Key: s3cret", "--sha256", sha, "-o", files.path + "/\(name).bin",
+                first.url("f.bin?redirect=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!),
+            ])
+            #expect(got.status == 0, "\(name): \(got.stderr)")
+        }
+        let otherLog = (try? String(contentsOfFile: other.log, encoding: .utf8)) ?? ""
+        #expect(!otherLog.isEmpty && !otherLog.contains("s3cret"), "the other origin saw: \(otherLog)")
+        let firstLog = (try? String(contentsOfFile: first.log, encoding: .utf8)) ?? ""
+        let sameOrigin = firstLog.split(separator: "\n").filter { $0.contains("\"query\":\"\"") }
+        #expect(!sameOrigin.isEmpty && sameOrigin.allSatisfy { $0.contains("s3cret") }, "same-origin requests: \(sameOrigin)")
+    }
 }

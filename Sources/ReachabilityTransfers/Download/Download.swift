@@ -82,7 +82,8 @@ public final class Download: Sendable {
         }
         let lease: HTTPClients.Lease
         do {
-            lease = try downloader.clients.lease(for: url, uplink: uplink)
+            lease = try downloader.clients.lease(
+                for: url, uplink: uplink, followsRedirects: !CredentialRedirects.needsOwnFollowing(request.headers.map(\.name)))
         } catch {
             state.withLock { $0.running = false }
             directory.park()

@@ -106,7 +106,8 @@ struct DownloadAttempt: Sendable {
         activity.touch()
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(httpRequest, timeout: .nanoseconds(Int64(download.request.readTimeout.nanoseconds)))
+            response = try await CredentialRedirects.execute(
+                httpRequest, on: client, timeout: .nanoseconds(Int64(download.request.readTimeout.nanoseconds)))
         } catch let error as TransferError {
             return AttemptReport(outcome: .fatal(error))
         } catch {

@@ -118,14 +118,14 @@ public final class Downloader: Sendable {
     ) async throws(TransferError) -> RemoteResource {
         guard let target = TransferURL(url) else { throw TransferError(.invalidURL, url: Self.shown(url)) }
         let tls = try HTTPClients.tlsConfiguration(caFile: caFile, url: target)
-        let lease = try clients.lease(for: target, uplink: nil)
+        let lease = try clients.lease(for: target, uplink: nil, followsRedirects: !CredentialRedirects.needsOwnFollowing(headers.map(\.name)))
         defer { lease.release() }
         let client = lease.client
         var head = RequestBuilder.request(target, headers: headers, tls: tls)
         head.method = .HEAD
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(head, timeout: .nanoseconds(Int64(timeout.nanoseconds)))
+            response = try await CredentialRedirects.execute(head, on: client, timeout: .nanoseconds(Int64(timeout.nanoseconds)))
         } catch {
             throw ErrorClassifier.classify(error, url: target).error(url: target)
         }
@@ -141,7 +141,7 @@ public final class Downloader: Sendable {
 
     private func probeWithRange(_ get: HTTPClientRequest, client: HTTPClient, url: TransferURL, timeout: Duration) async throws(TransferError) -> RemoteResource {
         do {
-            let response = try await client.execute(get, timeout: .nanoseconds(Int64(timeout.nanoseconds)))
+            let response = try await CredentialRedirects.execute(get, on: client, timeout: .nanoseconds(Int64(timeout.nanoseconds)))
             let status = Int(response.status.code)
             switch status {
             case 206:

@@ -16,7 +16,7 @@ extension Downloader {
     ) async throws(TransferError) -> Int64 {
         guard let target = TransferURL(url) else { throw TransferError(.invalidURL, url: Self.shown(url)) }
         let tls = try HTTPClients.tlsConfiguration(caFile: caFile, url: target)
-        let lease = try clients.lease(for: target, uplink: nil)
+        let lease = try clients.lease(for: target, uplink: nil, followsRedirects: !CredentialRedirects.needsOwnFollowing(headers.map(\.name)))
         defer { lease.release() }
         let client = lease.client
         var written: Int64 = 0
@@ -29,7 +29,7 @@ extension Downloader {
                 request.headers.replaceOrAdd(name: "If-Range", value: validator)
             }
             do {
-                let response = try await client.execute(request, timeout: .nanoseconds(Int64(readTimeout.nanoseconds)))
+                let response = try await CredentialRedirects.execute(request, on: client, timeout: .nanoseconds(Int64(readTimeout.nanoseconds)))
                 let status = Int(response.status.code)
                 if written > 0 && status != 206 {
                     throw TransferError(.resourceChanged, url: target.redacted, detail: "cannot resume standard output: the server sent HTTP \(status)")

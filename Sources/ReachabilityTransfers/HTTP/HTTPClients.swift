@@ -32,6 +32,8 @@ final class HTTPClients: Sendable {
     struct PoolKey: Hashable, Sendable {
         var proxy: HTTPClient.Configuration.Proxy?
         var uplink: String?
+        /// False for requests whose redirects ``CredentialRedirects`` follows.
+        var followsRedirects = true
     }
 
     /// Where a host is reached: scheme, host and port, through a proxy or not.
@@ -95,7 +97,8 @@ final class HTTPClients: Sendable {
 
     /// The client for `url` on a run judged on `uplink` (an interface name; nil: whatever route
     /// the kernel picks), held until the lease is released.
-    func lease(for url: TransferURL, uplink: String?) throws(TransferError) -> Lease {
+    /// `followsRedirects: false` gives a client that follows none (``CredentialRedirects``).
+    func lease(for url: TransferURL, uplink: String?, followsRedirects: Bool = true) throws(TransferError) -> Lease {
         switch source {
         case .given(let client):
             return Lease(client: client, pool: nil, clients: nil)
@@ -103,8 +106,9 @@ final class HTTPClients: Sendable {
             let proxy = try proxies.proxy(for: url, scheme: Self.scheme(url))
             let (pool, retired) = state.withLock { state -> (Pool, [Pool]) in
                 let retired = Self.retireIfMoved(&state, host: HostKey(proxy: proxy, origin: Self.origin(url)), uplink: uplink)
-                let key = PoolKey(proxy: proxy, uplink: uplink)
-                let pool = state.pools[key] ?? Pool(client: HTTPClient(eventLoopGroup: Self.loops, configuration: Self.configuration(proxy: proxy)))
+                let key = PoolKey(proxy: proxy, uplink: uplink, followsRedirects: followsRedirects)
+                let pool = state.pools[key] ?? Pool(client: HTTPClient(
+                    eventLoopGroup: Self.loops, configuration: Self.configuration(proxy: proxy, followsRedirects: followsRedirects)))
                 state.pools[key] = pool
                 pool.holders.withLock { $0.count += 1 }
                 return (pool, retired)
@@ -177,13 +181,13 @@ final class HTTPClients: Sendable {
     /// of the encoded body, so nothing is decompressed. A request waiting for a connection
     /// counts against its read timeout, so the pool has room for several segmented downloads
     /// of one host at once (the default is 8 connections per host).
-    static func configuration(proxy: HTTPClient.Configuration.Proxy?) -> HTTPClient.Configuration {
+    static func configuration(proxy: HTTPClient.Configuration.Proxy?, followsRedirects: Bool = true) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(15))
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         configuration.decompression = .disabled
-        configuration.redirectConfiguration = .follow(max: 10, allowCycles: false)
+        configuration.redirectConfiguration = followsRedirects ? .follow(max: 10, allowCycles: false) : .disallow
         configuration.proxy = proxy
         return configuration
     }

@@ -65,7 +65,8 @@ struct SegmentFetch: Sendable {
         if let validator { request.headers.replaceOrAdd(name: "If-Range", value: validator) }
         let response: HTTPClientResponse
         do {
-            response = try await context.client.execute(request, timeout: .nanoseconds(Int64(download.request.readTimeout.nanoseconds)))
+            response = try await CredentialRedirects.execute(
+                request, on: context.client, timeout: .nanoseconds(Int64(download.request.readTimeout.nanoseconds)))
         } catch let error as TransferError {
             return SegmentFetchResult(outcome: .fatal(error))
         } catch {
