@@ -12,11 +12,14 @@ import Synchronization
 public final class DestinationLookup: Sendable {
     /// A caller (a user id) already has ``perCallerLookups`` lookups in flight.
     public struct Busy: Error, Sendable, CustomStringConvertible {
+        /// The lookups a caller may have under way.
         public var lookups: Int
         public var description: String { "\(lookups) name lookups of yours are still under way; ask again in a moment" }
     }
 
+    /// Name lookups one caller may have under way; beyond, ``Busy``.
     public let perCallerLookups: Int
+    /// How long an answer waits for a name; then the default path answers.
     public let lookupTimeout: Duration
     /// The most cached names (all callers together); the oldest go first.
     static let maxNames = 4096
@@ -42,6 +45,8 @@ public final class DestinationLookup: Sendable {
     private let lookups: HostLookups
     private let state = Mutex(State())
 
+    /// One-off judgements with `monitor`'s state, names looked up in `lookups` (a pool of its
+    /// own, not the jobs').
     public init(monitor: NetworkMonitor, lookups: HostLookups = HostLookups(maxConcurrent: 16), perCallerLookups: Int = 4, lookupTimeout: Duration = .seconds(5)) {
         self.monitor = monitor
         self.lookups = lookups

@@ -31,7 +31,8 @@ struct QueueConnection: ParsableArguments {
 
     /// Runs `body` with a client, turning its errors into messages and exit codes.
     func withClient<T>(command: String = "reach queue", _ body: (QueueClient) async throws -> T) async throws -> T {
-        let client = QueueClient(socketPath: socketPath)
+        // A socket named with --socket is the user's choice; one found by convention is checked.
+        let client = QueueClient(socketPath: socketPath, checksOwner: socket == nil)
         do {
             let value = try await body(client)
             await client.shutdown()

@@ -180,7 +180,10 @@ struct ReachDaemonLocalUserTests {
         defer { files.remove() }
         _ = chmod(files.path, 0o755)
         let theirs = files.path + "/runtime/reach"
+        // The shared runtime directory anyone may create entries in (sticky, as /tmp): the
+        // attacker made `reach/` there.
         try FileManager.default.createDirectory(atPath: theirs, withIntermediateDirectories: true)
+        _ = chmod(files.path + "/runtime", 0o1777)
         _ = chown(theirs, attacker.uid, attacker.gid)
         let root = try #require(UploadTestServer.packageRoot)
         let peer = try ReachStream(

@@ -18,10 +18,16 @@ public final class ControlClient: Sendable {
     public static let maxResponseBytes = 64 << 20
     let http: HTTPClient
 
+    /// Whether it refuses a socket (or socket directory) of another user than root and this
+    /// one before sending anything: on for sockets found by convention (`XDG_RUNTIME_DIR` may
+    /// be a shared directory), off for one the user named.
+    public let checksOwner: Bool
+
     /// A client for the socket at `socketPath`. Nothing connects until the first request.
-    public init(socketPath: String, requestTimeout: Duration = .seconds(30)) {
+    public init(socketPath: String, requestTimeout: Duration = .seconds(30), checksOwner: Bool = true) {
         self.socketPath = socketPath
         self.requestTimeout = requestTimeout
+        self.checksOwner = checksOwner
         var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(10))
         // Fail at once when nobody listens: retrying until the timeout would only delay
         // "no daemon is running".
@@ -63,7 +69,7 @@ public final class ControlClient: Sendable {
     func makeRequest(method: String, path: String, body: [UInt8], headers: [(String, String)]) throws(ControlClientError)
         -> HTTPClientRequest
     {
-        if let problem = SocketOwnership.problem(with: socketPath) {
+        if checksOwner, let problem = SocketOwnership.problem(with: socketPath) {
             throw ControlClientError(.untrustedSocket, socketPath: socketPath, problem)
         }
         guard path.hasPrefix("/"), let url = URL(httpURLWithSocketPath: socketPath, uri: path) else {

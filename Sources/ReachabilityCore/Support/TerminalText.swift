@@ -2,6 +2,7 @@
 /// on a terminal: control characters (C0, DEL, C1 — an escape sequence could retitle the
 /// window, move the cursor or hide what follows) are shown as `\x1b`-style escapes.
 public enum TerminalText {
+    /// `text` with each control character written as an escape (`\x1b`, `\u{2028}`).
     public static func safe(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = ""

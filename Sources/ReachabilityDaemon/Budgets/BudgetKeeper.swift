@@ -222,7 +222,11 @@ final class BudgetKeeper: Sendable {
         guard hasBudgets else { return }
         if let last = lastCounted.withLock({ $0 }), ContinuousClock.now - last < Self.freshEnough { return }
         guard let reading = await monitor.countersNow() else { return }
+        // Only a dump asked for now makes the counts fresh: the readings that follow a link
+        // message carry that message's counters, which may be older (a refresh skipped for one
+        // of them showed 0 bytes of 45 MiB just moved).
         await count(reading)
+        lastCounted.withLock { $0 = ContinuousClock.now }
     }
 
     /// Counts one reading of the interfaces' counters.
@@ -240,7 +244,6 @@ final class BudgetKeeper: Sendable {
     }
 
     private func record(_ reading: CounterReading) {
-        lastCounted.withLock { $0 = ContinuousClock.now }
         let time = now()
         let transitions = state.withLock { state in
             state.interfaces = reading.interfaces

@@ -14,10 +14,12 @@ public final class QueueClient: Sendable {
     public let socketPath: String
     private let control: ControlClient
 
-    /// A client of the daemon listening on `socketPath`.
-    public init(socketPath: String) {
+    /// A client of the daemon listening on `socketPath`. With `checksOwner` (the default) it
+    /// sends nothing to a socket of another user than root and this one
+    /// (`ControlClient.checksOwner`); pass false for a socket the user named.
+    public init(socketPath: String, checksOwner: Bool = true) {
         self.socketPath = socketPath
-        control = ControlClient(socketPath: socketPath)
+        control = ControlClient(socketPath: socketPath, checksOwner: checksOwner)
     }
 
     /// Closes its connections. Call once, when done.

@@ -268,12 +268,13 @@ public final class JobQueue: Sendable {
 
     // MARK: Stopping
 
-    /// Stops every job as a pause (downloads checkpoint their partial files, commands are
-    /// terminated), records each job's progress, and refuses new jobs. Unfinished jobs stay
-    /// unfinished in the database: the next start takes them up.
     /// How long running jobs get to stop at shutdown before their commands are killed.
     static let stopGrace: Duration = .seconds(5)
 
+    /// Stops every job as a pause (downloads checkpoint their partial files, commands are
+    /// terminated, and killed if they still run after 5 s), records each job's progress, and
+    /// refuses new jobs. Unfinished jobs stay unfinished in the database: the next start takes
+    /// them up.
     public func shutdown() async {
         let tasks = state.withLock { state -> [Task<Void, Never>] in
             state.isStopping = true

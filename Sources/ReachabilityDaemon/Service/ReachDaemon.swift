@@ -39,9 +39,14 @@ public final class ReachDaemon: Sendable {
         // same jobs again.
         let lock = try StateDirectoryLock.acquire(in: configuration.stateDirectory)
         defer { lock.unlock() }
+        // Each listener at its most: the control socket's (and the metrics listener's) limits,
+        // the path socket's larger ones when it is served.
+        let control = ControlServer.Limits()
+        let path = DaemonService.pathSocketLimits
         let need = DescriptorLimit.need(
-            maxRunning: configuration.maxRunning, listeners: configuration.listenerCount,
-            connectionsPerListener: DaemonService.pathSocketLimits.maxConnections + DaemonService.pathSocketLimits.rootReserve)
+            maxRunning: configuration.maxRunning, listeners: configuration.listenerCount - (configuration.pathSocketPath == nil ? 0 : 1),
+            connectionsPerListener: control.maxConnections + control.rootReserve)
+            + (configuration.pathSocketPath == nil ? 0 : path.maxConnections + path.rootReserve)
         if let note = DescriptorLimit.apply(need: need) { logger.notice("\(note)") }
         let monitor = self.monitor
         let metrics = ReachMetrics(monitorStatistics: { monitor.statistics })
