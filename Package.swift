@@ -32,11 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        // The daemon: its job queue (SQLite, the system's libsqlite3), lifecycle and metrics.
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The daemon: its lifecycle and metrics.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -66,6 +64,14 @@ let package = Package(
             name: "GioReach", dependencies: ["GioReachParsing", "CGioUnix"],
             linkerSettings: [.unsafeFlags(["-nostartfiles", "-static-stdlib", "-Xlinker", "--as-needed"])]
         ),
+        // The system's SQLite 3 (Debian's libsqlite3, which takes security fixes with the system),
+        // imported only by ReachabilitySQLite.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // A thin typed layer over SQLite's C API: connections owned by one caller at a time,
+        // bound statements, rows of Sendable values, migrations. No Foundation.
+        .target(name: "ReachabilitySQLite", dependencies: ["CSQLite"], swiftSettings: strictSettings),
+        // OpenSSL's libcrypto (Debian's libssl3), for SHA-256: imported only by ReachabilityTransfers.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // glibc's GNU extensions (posix_spawn's closefrom, chdir and tcsetpgrp actions, sync_file_range), which
         // Swift's Glibc module hides: compiled with _GNU_SOURCE, called directly (no dlsym).
         .target(name: "CGNULibc"),
@@ -103,13 +109,13 @@ let package = Package(
                 "ReachabilityProcesses",
                 "CGNULibc",
                 "ReachabilityCore",
+                "CCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // Connection failures (`NIOConnectionError`) are classified by type.
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -121,7 +127,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -215,8 +220,7 @@ let package = Package(
                 "ReachabilitySystemd",
                 "ReachabilityMetrics",
                 "ReachabilityControl",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "ReachabilitySQLite",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -327,7 +331,7 @@ let package = Package(
             name: "ReachabilityDaemonTests",
             dependencies: [
                 "ReachabilityDaemon", "ReachabilityTransfers", "ReachabilityControl", "Reachability", "ReachabilityCore", "ReachabilityTestKit", "reach",
-                "reach-daemon", "reach-testserver", .product(name: "GRDB", package: "GRDB.swift"),
+                "reach-daemon", "reach-testserver", "ReachabilitySQLite",
             ],
             swiftSettings: strictSettings
         ),

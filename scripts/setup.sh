@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing need when it is missing: libnl-3 / libnl-route-3 / libnl-genl-3 headers,
-# libsqlite3-dev (the daemon's queue, through GRDB), pkg-config and iproute2 (ip, nsenter comes with util-linux). Debian/Ubuntu, as root or with sudo.
+# libsqlite3-dev (the daemon's queue, through ReachabilitySQLite), libssl-dev (SHA-256 from libcrypto), pkg-config and iproute2 (ip, nsenter comes with util-linux). Debian/Ubuntu, as root or with sudo.
 set -euo pipefail
 
 missing=()
-for package in libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libsqlite3-dev pkg-config iproute2 util-linux; do
+for package in libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libsqlite3-dev libssl-dev pkg-config iproute2 util-linux; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 for extra in "$@"; do

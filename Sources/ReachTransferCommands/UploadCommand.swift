@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Glibc
 import ReachCommands
 import Reachability
@@ -120,12 +120,12 @@ struct UploadCommand: AsyncParsableCommand {
         if let stateDir { return stateDir }
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+            ?? (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/state"
         let parent = base + "/reach"
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw UsageFailure(message: "cannot create the state directory \(parent): \(error.localizedDescription)")
+            throw UsageFailure(message: "cannot create the state directory \(parent): \(error)")
         }
         return parent + "/uploads"
     }

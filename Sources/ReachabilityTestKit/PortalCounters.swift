@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PortalNetwork {
     /// Every request nginx answered (the probe endpoint, HTTPS, the portal, the RFC 8908

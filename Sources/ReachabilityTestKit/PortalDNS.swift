@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 extension PortalNetwork {
@@ -60,7 +61,7 @@ extension PortalNetwork {
     public func dnsQueries(on uplink: Uplink) -> [String] {
         let log = (try? String(contentsOfFile: scratch + "/dns-\(uplink.interface)/queries.log", encoding: .utf8)) ?? ""
         return log.split(separator: "\n").compactMap { line in
-            line.range(of: "query[").map { String(line[$0.lowerBound...]) }
+            line.firstRange(of: "query[").map { String(line[$0.lowerBound...]) }
         }
     }
 }

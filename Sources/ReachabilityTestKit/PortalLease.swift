@@ -1,11 +1,12 @@
-import Foundation
+import FoundationEssentials
+import ReachabilityCore
 
 extension PortalNetwork {
     /// The index of `uplink`'s interface in the client namespace (from `ip -o link show`:
     /// `/sys/class/net` shows the namespace `reach` was started from, not the client's).
     public func interfaceIndex(_ uplink: Uplink) throws -> Int {
         let line = try client.ip("-o", "link", "show", uplink.interface)
-        guard let index = line.split(separator: ":").first.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+        guard let index = line.split(separator: ":").first.flatMap({ Int($0.trimmingBlanks()) }) else {
             throw TestNamespaceError(message: "no index in '\(line)'")
         }
         return index
@@ -28,7 +29,7 @@ extension PortalNetwork {
         if !servers.isEmpty { lines.append("DNS=" + servers.joined(separator: " ")) }
         if let captivePortal { lines.append("CAPTIVE_PORTAL=\(captivePortal)") }
         let path = try leasePath(uplink)
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]), withIntermediateDirectories: true)
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A client with two uplinks into a router that plays the Internet, a captive portal and each

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The router's HTTP side of a ``PortalNetwork``: one nginx (the probe endpoint and its portal
 /// variants on 10.9.0.1, HTTPS on 10.9.0.1:443, the portal and the RFC 8908 API on 10.9.0.2)

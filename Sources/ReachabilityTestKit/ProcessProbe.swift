@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A process as `/proc/PID/stat` shows it: for tests that check what signals did to a command
 /// and its process group (stopped, running, gone), without `ps`.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import ReachabilityCore
 
 #if canImport(Glibc)
 import Glibc
@@ -82,7 +83,11 @@ public final class PrometheusServer: Sendable {
     /// The instant vector `promql` evaluates to now (`/api/v1/query`); empty while nothing
     /// scraped matches.
     public func query(_ promql: String) throws -> [PrometheusSample] {
-        let encoded = promql.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? promql
+        // Every byte but ASCII letters and digits escaped, as a query value needs.
+        let encoded = promql.utf8.map { byte in
+            (byte < 0x80 && (Character(Unicode.Scalar(byte)).isLetter || Character(Unicode.Scalar(byte)).isNumber))
+                ? String(Unicode.Scalar(byte)) : "%" + ASCIIHex.lowercase([byte]).uppercased()
+        }.joined()
         let data = try get("/api/v1/query?query=\(encoded)")
         return try PrometheusSample.vector(from: data)
     }
@@ -134,16 +139,32 @@ public struct PrometheusSample: Sendable, Hashable {
     public var value: String
 
     /// `{"status":"success","data":{"resultType":"vector","result":[{"metric":{…},"value":[t,"v"]}]}}`
+    /// The query API's answer; a sample's value is `[time, "text"]`.
+    private struct QueryAnswer: Decodable {
+        struct Payload: Decodable { var result: [Element] }
+        struct Element: Decodable {
+            var metric: [String: String]
+            var value: [TimeOrText]
+        }
+        enum TimeOrText: Decodable {
+            case time(Double)
+            case text(String)
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let text = try? container.decode(String.self) { self = .text(text) } else { self = .time(try container.decode(Double.self)) }
+            }
+        }
+        var status: String
+        var data: Payload
+    }
+
     static func vector(from data: Data) throws -> [PrometheusSample] {
-        let json = try JSONSerialization.jsonObject(with: data)
-        guard let root = json as? [String: Any], root["status"] as? String == "success", let payload = root["data"] as? [String: Any],
-            let result = payload["result"] as? [[String: Any]]
-        else { throw TestNamespaceError(message: "unexpected query answer: \(String(decoding: data, as: UTF8.self))") }
-        return result.compactMap { element in
-            guard let labels = element["metric"] as? [String: String], let pair = element["value"] as? [Any], pair.count == 2,
-                let value = pair[1] as? String
-            else { return nil }
-            return PrometheusSample(labels: labels, value: value)
+        guard let answer = try? JSONDecoder().decode(QueryAnswer.self, from: data), answer.status == "success" else {
+            throw TestNamespaceError(message: "unexpected query answer: \(String(decoding: data, as: UTF8.self))")
+        }
+        return answer.data.result.compactMap { element in
+            guard element.value.count == 2, case .text(let value) = element.value[1] else { return nil }
+            return PrometheusSample(labels: element.metric, value: value)
         }
     }
 }
@@ -184,7 +205,7 @@ enum LoopbackHTTP {
 
     private static func parse(_ response: Data) throws -> (status: Int, body: Data) {
         let separator = Data("\r\n\r\n".utf8)
-        guard let end = response.range(of: separator) else { throw TestNamespaceError(message: "incomplete HTTP response") }
+        guard let end = response.firstRange(of: separator) else { throw TestNamespaceError(message: "incomplete HTTP response") }
         let head = String(decoding: response[..<end.lowerBound], as: UTF8.self)
         let statusLine = head.split(separator: "\r\n").first.map(String.init) ?? ""
         guard let status = statusLine.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import ReachabilityCore
 
 /// tinyproxy (Debian), an HTTP proxy for a test, on 127.0.0.1 inside a ``TestNamespace`` when
 /// given, with a configuration of its own; ``requests()`` lists what it forwarded.
@@ -50,8 +51,8 @@ public final class ProxyTestServer: Sendable {
     public func requests() -> [String] {
         let log = (try? String(contentsOfFile: scratch + "/output.log", encoding: .utf8)) ?? ""
         return log.split(separator: "\n").compactMap { line in
-            guard let range = line.range(of: "]: Request (file descriptor ") else { return nil }
-            return line[range.upperBound...].split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let range = line.firstRange(of: "]: Request (file descriptor ") else { return nil }
+            return line[range.upperBound...].split(separator: ":", maxSplits: 1).last.map { String($0.trimmingBlanks()) }
         }
     }
 

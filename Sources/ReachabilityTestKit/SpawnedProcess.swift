@@ -1,5 +1,5 @@
 import CGNULibc
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)

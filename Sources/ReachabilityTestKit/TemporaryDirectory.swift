@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A directory under the system's temporary directory, removed by ``remove()``.
 public struct TemporaryDirectory: Sendable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import ReachabilityLinux
 
 /// A private network namespace for one test, with `ip` run inside it.
@@ -28,24 +29,16 @@ public final class TestNamespace: Sendable {
     /// Moves the link `name` from this namespace into `other` (`ip link set … netns` takes a
     /// PID: a `sleep` entered into `other` serves, and is gone when this returns).
     public func moveLink(_ name: String, to other: TestNamespace) throws {
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
-        holder.arguments = ["--net=\(other.namespace.path)", "sleep", "30"]
-        try holder.run()
-        defer {
-            // SIGKILL: the test runner blocks SIGTERM, and its children inherit the mask, so a
-            // SIGTERM would leave the holder sleeping its 30 s.
-            kill(holder.processIdentifier, SIGKILL)
-            holder.waitUntilExit()
-        }
+        let holder = try SpawnedProcess(["nsenter", "--net=\(other.namespace.path)", "sleep", "30"], output: "/dev/null")
+        defer { holder.stop(grace: .zero) }
         let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: other.namespace.path)) ?? ""
         // nsenter enters the namespace before it execs sleep: wait until it has.
         for _ in 0..<500 {
-            let current = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(holder.processIdentifier)/ns/net")
+            let current = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(holder.pid)/ns/net")
             if current == target { break }
             usleep(2_000)
         }
-        try ip("link", "set", name, "netns", String(holder.processIdentifier))
+        try ip("link", "set", name, "netns", String(holder.pid))
     }
 
     /// Runs `ip -batch -` inside the namespace with the given commands, one per line.
@@ -62,26 +55,12 @@ public final class TestNamespace: Sendable {
     /// Runs a command and returns stdout, throwing with stderr on a non-zero exit.
     @discardableResult
     public static func execute(_ command: [String], input: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let stdin = Pipe()
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let result = try CapturedRun(command, input: Array((input ?? "").utf8))
+        guard result.status == 0 else {
             throw TestNamespaceError(
-                message: "\(command.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))")
+                message: "\(command.joined(separator: " ")) exited \(result.status): \(String(decoding: result.errors, as: UTF8.self))")
         }
-        return String(decoding: out, as: UTF8.self)
+        return String(decoding: result.output, as: UTF8.self)
     }
 
     /// Whether namespace tests run here: always under `CI=true` (so a missing privilege fails

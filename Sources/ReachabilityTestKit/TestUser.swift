@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import ReachabilityCore
 
 /// A local user made for one test (`useradd --system`, no home, no shell), removed with this
 /// object: the unprivileged attacker the daemon's sockets, hooks and budgets must withstand.
@@ -12,8 +13,8 @@ public final class TestUser: Sendable {
         let name = "reacht" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         _ = try TestNamespace.execute(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name])
         self.name = name
-        guard let uid = UInt32(try TestNamespace.execute(["id", "-u", name]).trimmingCharacters(in: .whitespacesAndNewlines)),
-            let gid = UInt32(try TestNamespace.execute(["id", "-g", name]).trimmingCharacters(in: .whitespacesAndNewlines))
+        guard let uid = UInt32(try TestNamespace.execute(["id", "-u", name]).trimmingBlanks()),
+            let gid = UInt32(try TestNamespace.execute(["id", "-g", name]).trimmingBlanks())
         else { throw TestNamespaceError(message: "useradd made \(name) but id cannot tell its uid") }
         self.uid = uid
         self.gid = gid

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ReachabilityLinux
 
 #if canImport(Glibc)
@@ -149,7 +149,8 @@ public final class UploadTestServer: Sendable {
     public func waitForStoredBytes(_ location: String, atLeast bytes: Int64) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
-            let size = (try? FileManager.default.attributesOfItem(atPath: storedPath(location))[.size] as? NSNumber)?.int64Value ?? 0
+            var info = stat()
+            let size = stat(storedPath(location), &info) == 0 ? Int64(info.st_size) : 0
             if size >= bytes { return }
             try await Task.sleep(for: .milliseconds(10))
         }

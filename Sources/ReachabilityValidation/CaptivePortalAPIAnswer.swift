@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ReachabilityCore
 
 /// What an RFC 8908 captive-portal API answer says: `captive: true` is a portal (with its
@@ -13,7 +13,7 @@ enum CaptivePortalAPIAnswer {
             return ProbeVerdict(failure: "API answered \(response.status) \(printable(response.reason))".trimmingSuffixSpace)
         }
         let type = (response.header("Content-Type") ?? "").split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
+            $0.trimmingBlanks().lowercased()
         }
         guard let type, mediaTypes.contains(type) else {
             let named = type.map { "'\(printable($0))'" } ?? "none"

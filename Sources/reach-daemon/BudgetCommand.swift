@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ReachCommands
 import ReachabilityCore
 import ReachabilityDaemon
@@ -156,12 +156,18 @@ enum BudgetFormat {
         return QueueFormat.columns(rows)
     }
 
+    /// `percent` to one decimal, `42.0`, as `%.1f` writes it (that is Foundation's, with ICU).
+    static func oneDecimal(_ percent: Double) -> String {
+        let tenths = Int64((percent * 10).rounded())
+        return "\(tenths / 10).\(abs(tenths % 10))"
+    }
+
     static func detail(_ budget: BudgetDocument) -> String {
         let percent = budget.limitBytes > 0 ? Double(budget.usedBytes) * 100 / Double(budget.limitBytes) : 0
         return [
             "budget \(budget.name) (\(budget.source == "config" ? "from the configuration file" : "set through the API"))",
             "  for:        \(budget.selector) (now: \(budget.interfaces.isEmpty ? "no interface" : budget.interfaces.joined(separator: ", ")))",
-            "  used:       \(ByteCount.text(budget.usedBytes)) of \(ByteCount.text(budget.limitBytes)) (\(String(format: "%.1f", percent)) %)",
+            "  used:       \(ByteCount.text(budget.usedBytes)) of \(ByteCount.text(budget.limitBytes)) (\(Self.oneDecimal(percent)) %)",
             "  warning:    \(budget.warningBytes.map(ByteCount.text) ?? "none")",
             "  reserve:    \(ByteCount.text(budget.reserveBytes)) (for user-initiated jobs)",
             "  cycle:      \(budget.cycle), \(budget.cycleStart) to \(budget.cycleEnd ?? "a reset")",

@@ -1,6 +1,6 @@
 import ReachabilityTransfers
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ReachCommands
 import ReachabilityCore
 import ReachabilityDaemon

@@ -1,7 +1,7 @@
-import Foundation
-import GRDB
+import FoundationEssentials
 import Reachability
 @testable import ReachabilityDaemon
+import ReachabilitySQLite
 import ReachabilityTestKit
 import Testing
 
@@ -24,29 +24,26 @@ struct ForeignDatabaseTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try await seed(directory)
-        let database = try DatabaseQueue(path: directory.path + "/queue.sqlite")
-        try await database.write { db in
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: budgets')")
+        let path = directory.path + "/queue.sqlite"
+        try SQLiteConnection(path: path).execute("INSERT INTO grdb_migrations (identifier) VALUES ('v9: budgets')")
+        let dump = { () throws -> [String] in
+            let db = try SQLiteConnection(path: path)
+            return try (db.rows("SELECT identifier FROM grdb_migrations ORDER BY identifier")
+                + db.rows("SELECT id || ' ' || state || ' ' || spec FROM job ORDER BY id")).map { String(sqliteValue: $0.first) ?? "" }
         }
-        let dump = { @Sendable (db: Database) throws -> [String] in
-            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
-                + String.fetchAll(db, sql: "SELECT id || ' ' || state || ' ' || spec FROM job ORDER BY id")
-        }
-        let before = try await database.read(dump)
-        try database.close()
+        let before = try dump()
+        #expect(before.count == 5, "four migrations and the job: \(before)")
         let refusal = #expect(throws: QueueError.self) { try queue(directory) }
         #expect(refusal?.message.contains("written by a newer version of reach") == true, "\(refusal?.message ?? "")")
         #expect(refusal?.message.contains("v9: budgets") == true)
-        #expect(try await DatabaseQueue(path: directory.path + "/queue.sqlite").read(dump) == before, "the database was changed")
+        #expect(try dump() == before, "the database was changed")
     }
 
     @Test func aJobInAStateThisBuildDoesNotKnowStopsTheStart() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try await seed(directory)
-        let database = try DatabaseQueue(path: directory.path + "/queue.sqlite")
-        try await database.write { db in try db.execute(sql: "UPDATE job SET state = 'overBudget' WHERE id = 1") }
-        try database.close()
+        try SQLiteConnection(path: directory.path + "/queue.sqlite").execute("UPDATE job SET state = 'overBudget' WHERE id = 1")
         let queue = try queue(directory)
         let refusal = #expect(throws: QueueError.self) { try queue.start() }
         #expect(refusal?.message.contains("job 1 is in state 'overBudget', which this version does not know") == true, "\(refusal?.message ?? "")")

@@ -1,6 +1,7 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 @testable import ReachabilityDaemon
+import ReachabilitySQLite
 import ReachabilityTestKit
 import ReachabilityTransfers
 import Testing
@@ -17,7 +18,7 @@ struct QueueCheckpointerTests {
     private static func jobsInDatabaseFile(_ store: QueueStore, scratch: String) throws -> Int {
         let copy = scratch + "/copy.sqlite"
         try FileManager.default.copyItem(atPath: store.path, toPath: copy)
-        return try DatabaseQueue(path: copy).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM job") ?? 0 }
+        return Int(sqliteValue: try SQLiteConnection(path: copy).value("SELECT count(*) FROM job")) ?? 0
     }
 
     @Test func theLogReachesTheDatabaseFileWithoutTheWriterCheckpointing() async throws {
@@ -48,8 +49,8 @@ struct QueueCheckpointerTests {
         var largest: Int64 = 0
         for index in 0..<400 {
             _ = try await writer.commit(Self.insert(index))
-            let attributes = try? FileManager.default.attributesOfItem(atPath: store.path + "-wal")
-            largest = max(largest, (attributes?[.size] as? NSNumber)?.int64Value ?? 0)
+            var info = stat()
+            if stat(store.path + "-wal", &info) == 0 { largest = max(largest, Int64(info.st_size)) }
         }
         // 400 commits are about 2,000 pages of log (8 MB); the file is reused from its start
         // after each checkpoint that copied all of it. It passes the backstop (240 pages,
@@ -57,7 +58,7 @@ struct QueueCheckpointerTests {
         #expect(largest > 0)
         #expect(largest <= 2 * Int64(QueueStore.journalSizeLimit))
         #expect(store.checkpointer.checkpoints >= 400 / QueueCheckpointer.commitsPerCheckpoint - 1)
-        let count = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM job") }
+        let count = try store.reader.sync { db in Int(sqliteValue: try db.value("SELECT count(*) FROM job")) }
         #expect(count == 400)
     }
 }

@@ -13,8 +13,21 @@ extension StringProtocol where SubSequence == Substring {
     }
 }
 
-/// The value of one ASCII hex digit (lease files, percent-escapes in the test server), or nil.
+/// The value of one ASCII hex digit (lease files, percent-escapes in the test server), or nil;
+/// bytes written as lower-case hex, two digits each (digests).
 package enum ASCIIHex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// `bytes` as lower-case hex, two digits a byte (`String(format: "%02x")` is Foundation's).
+    package static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     package static func value(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

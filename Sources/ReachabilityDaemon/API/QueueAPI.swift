@@ -1,5 +1,5 @@
 import ReachabilityTransfers
-import Foundation
+import FoundationEssentials
 import ReachabilityControl
 import ReachabilityMetrics
 

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Logging
 import Reachability
 import ReachabilityCore
@@ -35,6 +35,9 @@ final class BudgetKeeper: Sendable {
     private let metrics: ReachMetrics
     private let logger: Logger
     private let bootID: String
+    /// Why local time cannot be honoured (``LocalTimeZone/problem(environment:zoneDirectory:)``):
+    /// a budget with a cycle is then refused rather than counted in UTC.
+    private let timeZoneProblem: String?
     private let now: @Sendable () -> Int64
     /// Whether a job is moving bytes now: the counters are then read every ``liveInterval``.
     private let isTransferring: @Sendable () -> Bool
@@ -60,14 +63,19 @@ final class BudgetKeeper: Sendable {
         self.now = now
         bootID = Self.currentBootID()
         let checkpoint = try store.loadBudgets(bootID: bootID)
-        var ledger = BudgetLedger(utcOffset: { Int64(TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: Double($0)))) })
+        var ledger = BudgetLedger(utcOffset: LocalTimeZone.utcOffset(at:))
         ledger.restore(accounts: checkpoint.accounts, baselines: checkpoint.baselines)
+        let timeZoneProblem = LocalTimeZone.problem(environment: ProcessInfo.processInfo.environment)
+        self.timeZoneProblem = timeZoneProblem
         let time = now()
         let names = Set(configured.map(\.budget.name))
         for account in ledger.accounts.values where account.origin != nil && !names.contains(account.budget.name) {
             _ = ledger.remove(account.budget.name)
         }
         for entry in configured { _ = ledger.define(entry.budget, origin: entry.origin, now: time) }
+        if let timeZoneProblem, let cycled = ledger.accounts.values.first(where: { $0.budget.cycle != .none }) {
+            throw .invalidJob("the budget '\(cycled.budget.name)' has a \(cycled.budget.cycle) cycle, but \(timeZoneProblem)")
+        }
         _ = ledger.tick(now: time)
         state = Mutex(State(ledger: ledger, interfaces: interfaces))
         try saveNow(ledger)
@@ -76,7 +84,7 @@ final class BudgetKeeper: Sendable {
 
     /// `/proc/sys/kernel/random/boot_id`: baselines from another boot are worthless.
     private static func currentBootID() -> String {
-        (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)).map { String($0.trimmingBlanks()) } ?? ""
     }
 
     // MARK: Reading
@@ -120,6 +128,9 @@ final class BudgetKeeper: Sendable {
         case .define(let budget):
             if let origin = ledger.accounts[budget.name]?.origin {
                 return .failure(.conflict("the budget '\(budget.name)' is defined in the configuration file (\(origin)): change it there"))
+            }
+            if let timeZoneProblem, budget.cycle != .none {
+                return .failure(.invalidJob("cycle: \(budget.cycle) starts at local midnight, but \(timeZoneProblem)"))
             }
             if ledger.accounts[budget.name] == nil, ledger.accounts.count >= Self.maxBudgets {
                 return .failure(.conflict("there are already \(Self.maxBudgets) budgets, the most a daemon keeps: remove one first"))

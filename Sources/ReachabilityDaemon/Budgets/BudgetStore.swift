@@ -1,6 +1,5 @@
-import Foundation
-import GRDB
 import ReachabilityCore
+import ReachabilitySQLite
 
 /// The data budgets' part of `queue.sqlite`: every budget's count and the interfaces' last
 /// counters, written whole in one transaction (a checkpoint), read back at start.
@@ -15,14 +14,14 @@ extension QueueStore {
     }
 
     /// Replaces the stored budgets and baselines with `checkpoint`'s, in one transaction.
-    static func writeBudgets(_ checkpoint: BudgetCheckpoint, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM budget")
-        try db.execute(sql: "DELETE FROM budget_counter")
+    static func writeBudgets(_ checkpoint: BudgetCheckpoint, _ db: SQLiteConnection) throws {
+        try db.execute("DELETE FROM budget")
+        try db.execute("DELETE FROM budget_counter")
         for account in checkpoint.accounts { try writeBudget(account, db) }
         for (index, baseline) in checkpoint.baselines {
             try db.execute(
-                sql: "INSERT INTO budget_counter (interfaceIndex, name, receivedBytes, sentBytes, budgets, bootID) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [
+                "INSERT INTO budget_counter (interfaceIndex, name, receivedBytes, sentBytes, budgets, bootID) VALUES (?, ?, ?, ?, ?, ?)",
+                [
                     index, baseline.name, Int64(bitPattern: baseline.receivedBytes), Int64(bitPattern: baseline.sentBytes),
                     baseline.budgets.joined(separator: "\n"), checkpoint.bootID,
                 ])
@@ -30,14 +29,14 @@ extension QueueStore {
     }
 
     /// Writes one budget's row, replacing the stored one of that name.
-    static func writeBudget(_ account: BudgetAccount, _ db: Database) throws {
+    static func writeBudget(_ account: BudgetAccount, _ db: SQLiteConnection) throws {
         let budget = account.budget
         try db.execute(
-            sql: """
-                INSERT OR REPLACE INTO budget (name, selector, limitBytes, warningBytes, cycle, reserveBytes, usedBytes, cycleStart,
-                    cycleEnd, snoozed, untrustedBytes, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
+            """
+            INSERT OR REPLACE INTO budget (name, selector, limitBytes, warningBytes, cycle, reserveBytes, usedBytes, cycleStart,
+                cycleEnd, snoozed, untrustedBytes, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
                 budget.name, budget.selector.description, budget.limitBytes, budget.warningBytes, budget.cycle.description,
                 budget.reserveBytes, account.usedBytes, account.cycleStart, account.cycleEnd, account.isSnoozed,
                 account.untrustedBytes, account.origin,
@@ -48,28 +47,30 @@ extension QueueStore {
     /// read (a newer selector or cycle) is an error naming it, not a budget silently dropped.
     func loadBudgets(bootID: String) throws(QueueError) -> BudgetCheckpoint {
         do {
-            return try pool.read { db in
+            return try reader.sync { db in
                 var accounts: [BudgetAccount] = []
-                for row in try Row.fetchAll(db, sql: "SELECT * FROM budget ORDER BY name") {
-                    let name: String = row["name"]
+                for row in try db.rows("SELECT * FROM budget ORDER BY name") {
+                    let name: String = try row.get("name")
                     do throws(BudgetError) {
                         let budget = try DataBudget(
-                            name: name, selector: try BudgetSelector(parsing: row["selector"]), limitBytes: row["limitBytes"],
-                            warningBytes: row["warningBytes"], cycle: try BudgetCycle(parsing: row["cycle"]), reserveBytes: row["reserveBytes"])
+                            name: name, selector: try BudgetSelector(parsing: try Self.column(row, "selector")), limitBytes: try Self.column(row, "limitBytes"),
+                            warningBytes: try Self.column(row, "warningBytes"), cycle: try BudgetCycle(parsing: try Self.column(row, "cycle")),
+                            reserveBytes: try Self.column(row, "reserveBytes"))
                         accounts.append(
                             BudgetAccount(
-                                budget: budget, usedBytes: row["usedBytes"], cycleStart: row["cycleStart"], cycleEnd: row["cycleEnd"],
-                                isSnoozed: row["snoozed"], untrustedBytes: row["untrustedBytes"], origin: row["origin"]))
+                                budget: budget, usedBytes: try Self.column(row, "usedBytes"), cycleStart: try Self.column(row, "cycleStart"),
+                                cycleEnd: try Self.column(row, "cycleEnd"), isSnoozed: try Self.column(row, "snoozed"),
+                                untrustedBytes: try Self.column(row, "untrustedBytes"), origin: try Self.column(row, "origin")))
                     } catch {
                         throw QueueError.storage("the stored budget '\(name)' cannot be read by this version (\(error))")
                     }
                 }
                 var baselines: [Int32: BudgetLedger.Baseline] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT * FROM budget_counter WHERE bootID = ?", arguments: [bootID]) {
-                    let budgets: String = row["budgets"]
-                    let (received, sent): (Int64, Int64) = (row["receivedBytes"], row["sentBytes"])
-                    baselines[row["interfaceIndex"]] = BudgetLedger.Baseline(
-                        name: row["name"], receivedBytes: UInt64(bitPattern: received), sentBytes: UInt64(bitPattern: sent),
+                for row in try db.rows("SELECT * FROM budget_counter WHERE bootID = ?", [bootID]) {
+                    let budgets: String = try row.get("budgets")
+                    let (received, sent): (Int64, Int64) = (try row.get("receivedBytes"), try row.get("sentBytes"))
+                    baselines[try row.get("interfaceIndex")] = BudgetLedger.Baseline(
+                        name: try row.get("name"), receivedBytes: UInt64(bitPattern: received), sentBytes: UInt64(bitPattern: sent),
                         budgets: budgets.split(separator: "\n").map(String.init))
                 }
                 return BudgetCheckpoint(accounts: accounts, baselines: baselines, bootID: bootID)
@@ -81,10 +82,16 @@ extension QueueStore {
 }
 
 extension QueueStore {
+    /// A budget row's column inside the budget parser's `throws(BudgetError)` block: a column
+    /// that does not hold what it should is a budget this version cannot read.
+    fileprivate static func column<T: SQLiteValueConvertible>(_ row: SQLiteRow, _ name: String) throws(BudgetError) -> T {
+        do { return try row.get(name) } catch { throw BudgetError(field: name, reason: error.message) }
+    }
+
     /// ``saveBudgets(_:)`` on the caller's thread (the budget keeper's own queue).
     func saveBudgetsNow(_ checkpoint: BudgetCheckpoint) throws(QueueError) {
         do {
-            try pool.write { db in try Self.writeBudgets(checkpoint, db) }
+            try writer.sync { db in try db.transaction { try Self.writeBudgets(checkpoint, db) } }
         } catch {
             throw Self.queueError(error, doing: "record the data budgets")
         }
@@ -93,9 +100,11 @@ extension QueueStore {
     /// One budget changed through the API: its row written (`account`), or removed (`name`).
     func saveBudget(_ account: BudgetAccount?, removing name: String?) throws(QueueError) {
         do {
-            try pool.write { db in
-                if let account { try Self.writeBudget(account, db) }
-                if let name { try db.execute(sql: "DELETE FROM budget WHERE name = ?", arguments: [name]) }
+            try writer.sync { db in
+                try db.transaction {
+                    if let account { try Self.writeBudget(account, db) }
+                    if let name { try db.execute("DELETE FROM budget WHERE name = ?", [name]) }
+                }
             }
         } catch {
             throw Self.queueError(error, doing: "record the data budget")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ReachabilityControl
 
 /// A client of `reach daemon`'s control API on its Unix socket: what `reach queue` uses, and
@@ -206,15 +206,22 @@ public struct QueueEvent: Sendable {
 
     init?(line: [UInt8]) {
         jsonLine = String(decoding: line, as: UTF8.self)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], let type = object["type"] as? String else { return nil }
-        if type == "job" {
+        guard let head = try? QueueJSON.decode(LineHead.self, from: Data(line)) else { return nil }
+        if head.type == "job" {
             guard let event = try? QueueJSON.decode(JobLine.self, from: Data(line)) else { return nil }
             job = event.job
-        } else if type == "path" {
-            pathSummary = object["summary"] as? String
-        } else if type == "dropped" {
-            droppedMessage = object["message"] as? String ?? "dropped"
+        } else if head.type == "path" {
+            pathSummary = head.summary
+        } else if head.type == "dropped" {
+            droppedMessage = head.message ?? "dropped"
         }
+    }
+
+    /// What every line has (its type) and the few words a path or a drop line carries.
+    private struct LineHead: Decodable {
+        var type: String
+        var summary: String?
+        var message: String?
     }
 
     private struct JobLine: Decodable { var job: QueueJob }
@@ -239,10 +246,13 @@ public struct QueueClientError: Error, Sendable, CustomStringConvertible {
         description = error.description
     }
 
+    /// `{"error": "…"}`: the transport's own refusals.
+    private struct PlainErrorBody: Decodable { var error: String }
+
     init(status: Int, body: [UInt8], socketPath: String) {
         let decoded = try? QueueJSON.decode(QueueErrorBody.self, from: Data(body))
         // The transport's own refusals (403 to another user, 413) carry a plain message.
-        let plain = (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["error"] as? String
+        let plain = (try? QueueJSON.decode(PlainErrorBody.self, from: Data(body)))?.error
         self.status = status
         code = decoded?.error.code
         isNotRunning = false

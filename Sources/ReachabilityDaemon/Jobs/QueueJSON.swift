@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The queue's JSON: ISO 8601 dates, sorted keys (stable output for people and diffs).
 public enum QueueJSON {

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import ReachabilityTransfers
 
 /// A job in the daemon's queue, as `GET /v1/jobs/{id}` returns it and the event stream

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// `GET /v1/jobs/{id}`: the job, its history and, for a command, its log file.
 public struct QueueJobDetail: Codable, Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import ReachabilityCore
 
 /// A job as submitted to the daemon: what to do (download, upload or command) and under which

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import ReachabilityTransfers
 
 /// A job as `GET /v1/jobs?view=summary` lists it: what a table of jobs shows, and no more.

@@ -1,20 +1,12 @@
-public import Foundation
+public import FoundationEssentials
 import ReachabilityCore
-import Synchronization
 
 /// Times as the queue shows them: ISO 8601 in UTC, to the second.
 public enum QueueTime {
-    // Formatters are costly to make (a list of 1,000 jobs decodes 3,000 dates) and not
-    // thread-safe: one of each kind, behind a lock.
-    private static let formatters = Mutex(Formatters())
-
-    private struct Formatters: ~Copyable {
-        let plain = ISO8601DateFormatter()
-    }
-
-    /// `2026-11-24T10:00:00Z`.
+    /// `2026-11-24T10:00:00Z`. A date outside years 1-9999 (which RFC 3339 cannot write) goes
+    /// through FoundationEssentials' ISO 8601 style, which needs no ICU (fixed format, UTC).
     public static func text(_ date: Date) -> String {
-        UTCTimestamp.text(date) ?? formatters.withLock { $0.plain.string(from: date) }
+        UTCTimestamp.text(date) ?? date.formatted(Date.ISO8601FormatStyle())
     }
 
     /// Parses an RFC 3339 date-time (`2026-11-24T10:00:00Z`, `2026-11-24T12:00:00+02:00`,

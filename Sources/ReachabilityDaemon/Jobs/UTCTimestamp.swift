@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ReachabilityCore
 
 /// `YYYY-MM-DDTHH:MM:SSZ`, the form the queue writes, formatted by arithmetic: Foundation's

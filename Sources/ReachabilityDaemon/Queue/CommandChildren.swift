@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The command processes the daemon has running, one record per job in `children/` of the

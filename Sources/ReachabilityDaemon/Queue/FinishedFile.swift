@@ -1,6 +1,7 @@
-import Crypto
-import Foundation
+import FoundationEssentials
 import Glibc
+import ReachabilityCore
+import ReachabilityTransfers
 
 /// A regular file as found on disk (never through a symlink): its size, time and SHA-256.
 struct FinishedFile {
@@ -22,7 +23,7 @@ struct FinishedFile {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var hasher = SHA256()
+        var hasher = SHA256Hasher()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -31,6 +32,6 @@ struct FinishedFile {
             if count == 0 { break }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return ASCIIHex.lowercase(hasher.finalize())
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ReachabilityCore
 import ReachabilityTransfers
 
@@ -130,8 +130,8 @@ extension DownloadSpec {
         _ = try QueueHeaders.parse(headers ?? [], reserved: Self.reservedHeaders)
         if let caFile { self.caFile = try resolve(caFile, field: "caFile") }
         let target = try resolve(destination ?? TransferURL.fileName(of: parsed.requestURL), field: "destination")
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
+        var isDirectory = false
+        if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory {
             destination = (target.hasSuffix("/") ? target : target + "/") + TransferURL.fileName(of: parsed.requestURL)
         } else {
             destination = target

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReachabilityCore
 import ReachabilityTransfers
 import Synchronization
@@ -168,7 +169,8 @@ enum QueueLog {
     private static let lastFailure = Mutex<ContinuousClock.Instant?>(nil)
 
     static func notice(_ message: String) {
-        FileHandle.standardError.write(Data("reach daemon: \(message)\n".utf8))
+        let line = Array("reach daemon: \(message)\n".utf8)
+        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
     static func storageFailure(_ error: QueueError) {
@@ -178,6 +180,6 @@ enum QueueLog {
             last = now
             return true
         }
-        if due { FileHandle.standardError.write(Data("reach daemon: \(error.message)\n".utf8)) }
+        if due { notice(error.message) }
     }
 }

@@ -1,4 +1,4 @@
-import GRDB
+import ReachabilitySQLite
 import Synchronization
 
 /// Copies the queue's write-ahead log into the database file on a connection and a thread of
@@ -28,19 +28,16 @@ final class QueueCheckpointer: Sendable {
         var lastError: String?
     }
 
-    private let connection: DatabaseQueue
+    private let connection: SQLiteSerialConnection
     private let state = Mutex(State())
 
     /// A connection of its own to the database at `path` (created and migrated already).
     init(path: String) throws {
-        var configuration = Configuration()
-        configuration.label = "reach.queue.checkpoint"
-        connection = try DatabaseQueue(path: path, configuration: configuration)
-        try connection.writeWithoutTransaction { db in
+        connection = try SQLiteSerialConnection(path: path, options: .init(creates: false), label: "reach.queue.checkpoint")
+        try connection.sync { db in
             // Its checkpoints sync the log before copying and the database file after (FULL),
             // so a log the writer then restarts never held the only copy of a change.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            try db.execute(sql: "PRAGMA journal_size_limit = \(QueueStore.journalSizeLimit)")
+            try db.executeScript("PRAGMA synchronous = FULL; PRAGMA journal_size_limit = \(QueueStore.journalSizeLimit);")
         }
     }
 
@@ -61,14 +58,14 @@ final class QueueCheckpointer: Sendable {
     }
 
     private func run() {
-        connection.asyncWriteWithoutTransaction { [self] db in
+        connection.async { [self] db in
             var failure: String?
             do {
                 // Until it has caught up, a few times: the log restarts from its beginning
                 // only after a checkpoint that copied all of it, and an add committed while
                 // this one ran is left for the next.
                 for _ in 0..<Self.catchUpAttempts {
-                    let (logged, copied) = try db.checkpoint(.passive)
+                    let (logged, copied) = try db.checkpointPassively()
                     if copied >= logged { break }
                 }
             } catch {

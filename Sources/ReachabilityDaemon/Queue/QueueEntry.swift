@@ -1,5 +1,5 @@
 import Glibc
-import Foundation
+import FoundationEssentials
 import ReachabilityCore
 import ReachabilityTransfers
 

@@ -1,7 +1,7 @@
-import ReachabilityTransfers
-import Foundation
-import GRDB
+import FoundationEssentials
 import Glibc
+import ReachabilitySQLite
+import ReachabilityTransfers
 
 /// The queue's SQLite database (`queue.sqlite` in the state directory): jobs and their
 /// history. WAL mode with `synchronous=FULL`, so a job is on disk before the client hears it
@@ -23,7 +23,10 @@ final class QueueStore: Sendable {
     }
 
     let path: String
-    let pool: DatabasePool
+    /// The connection every change is written on, on a queue of its own.
+    let writer: SQLiteSerialConnection
+    /// The connection reads take (WAL: they go on while the writer commits, or fails to).
+    let reader: SQLiteSerialConnection
     /// Copies the log into the database file, off the writer's commits.
     let checkpointer: QueueCheckpointer
     /// The log's size after a checkpoint, at most (SQLite's `journal_size_limit`).
@@ -31,25 +34,30 @@ final class QueueStore: Sendable {
 
     /// Opens (creating) `queue.sqlite` in `directory`, which must exist and be the daemon's own.
     init(directory: String) throws(QueueError) {
-        path = directory + "/queue.sqlite"
+        let path = directory + "/queue.sqlite"
+        self.path = path
         do {
             try Self.createPrivately(path)
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(5)
-            configuration.prepareDatabase { db in
-                // The log is checkpointed by ``QueueCheckpointer`` on a connection of its own;
-                // the writer does it in its commit only past the backstop. Truncated to 1 MiB
-                // after, so a small state file system is not filled by the log.
-                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(QueueCheckpointer.backstopPages)")
-                try db.execute(sql: "PRAGMA journal_size_limit = \(Self.journalSizeLimit)")
+            writer = try SQLiteSerialConnection(path: path, label: "reach.queue.writer")
+            try writer.sync { db in
+                try Self.refuseNewer(db, path: path)
+                // WAL with `synchronous = FULL`: the log is synced at each commit, so a power loss
+                // takes back no job a client was told was added. The log is checkpointed by
+                // ``QueueCheckpointer`` on a connection of its own; the writer does it in its
+                // commit only past the backstop. Truncated to 1 MiB after, so a small state file
+                // system is not filled by the log.
+                try db.executeScript(
+                    """
+                    PRAGMA journal_mode = WAL;
+                    PRAGMA synchronous = FULL;
+                    PRAGMA foreign_keys = ON;
+                    PRAGMA wal_autocheckpoint = \(QueueCheckpointer.backstopPages);
+                    PRAGMA journal_size_limit = \(Self.journalSizeLimit);
+                    """)
+                try QueueMigrations.migrator.migrate(db)
             }
-            pool = try DatabasePool(path: path, configuration: configuration)
-            // Only now: GRDB sets `synchronous = NORMAL` on its writer when it turns WAL on, after
-            // `prepareDatabase`; NORMAL syncs the log at checkpoints only, so a power loss could
-            // take back jobs the client was told were added.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            try Self.refuseNewer(pool, path: path)
-            try QueueMigrations.migrator.migrate(pool)
+            reader = try SQLiteSerialConnection(path: path, label: "reach.queue.reader")
+            try reader.sync { db in try db.executeScript("PRAGMA query_only = ON") }
             checkpointer = try QueueCheckpointer(path: path)
         } catch let error as QueueError {
             throw error
@@ -60,13 +68,11 @@ final class QueueStore: Sendable {
 
     /// A database a newer version changed (a migration this build does not know) is refused,
     /// untouched: using it could lose what that version records.
-    private static func refuseNewer(_ pool: DatabasePool, path: String) throws {
-        let unknown = try pool.read { db in
-            try QueueMigrations.migrator.appliedIdentifiers(db).subtracting(QueueMigrations.migrator.migrations)
-        }
+    private static func refuseNewer(_ db: SQLiteConnection, path: String) throws {
+        let unknown = try QueueMigrations.migrator.unknown(in: db)
         guard unknown.isEmpty else {
             throw QueueError.storage(
-                "\(path) was written by a newer version of reach (it has \(unknown.sorted().joined(separator: ", "))): refusing to use it; run that version, or move the file away to start an empty queue")
+                "\(path) was written by a newer version of reach (it has \(unknown.joined(separator: ", "))): refusing to use it; run that version, or move the file away to start an empty queue")
         }
     }
 
@@ -105,10 +111,10 @@ final class QueueStore: Sendable {
         }
     }
 
-    /// Runs `body` on GRDB's writer queue, a thread of its own: the caller goes on at once, and
+    /// Runs `body` on the writer's queue, a thread of its own: the caller goes on at once, and
     /// no thread of the cooperative pool waits for the disk.
-    func onWriterQueue(_ body: @escaping @Sendable (Database) -> Void) {
-        pool.asyncWriteWithoutTransaction(body)
+    func onWriterQueue(_ body: @escaping @Sendable (SQLiteConnection) -> Void) {
+        writer.async(body)
     }
 
     /// Writes `batch` in order in one transaction of `db` (a connection of ``onWriterQueue(_:)``),
@@ -116,12 +122,12 @@ final class QueueStore: Sendable {
     /// once, with the later values; every history row is kept. Returns each insert's new id (nil
     /// for a save). Throws SQLite's error: each caller says what it could not record
     /// (``queueError(_:doing:)`` with ``Write/doing``).
-    static func write(_ batch: [Write], in db: Database) throws -> [Int64?] {
+    static func write(_ batch: [Write], in db: SQLiteConnection) throws -> [Int64?] {
         var lastSave: [Int64: Int] = [:]
         for (index, write) in batch.enumerated() { if case .save(let job, _, _) = write { lastSave[job.id] = index } }
         var ids: [Int64?] = []
         ids.reserveCapacity(batch.count)
-        try db.inTransaction {
+        try db.transaction {
             for (index, write) in batch.enumerated() {
                 switch write {
                 case .insert(let spec, let hasSecrets, let state, let reason, let at):
@@ -132,41 +138,37 @@ final class QueueStore: Sendable {
                     ids.append(nil)
                 }
             }
-            return .commit
         }
         return ids
     }
 
-    private static func insert(_ db: Database, spec: String, hasSecrets: Bool, state: JobStatus, reason: JobReason?, at: Date) throws -> Int64 {
-        // Cached statements: compiled (and authorized) once per connection, not once per job.
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO job (spec, hasSecrets, state, reasonCode, reasonMessage, reasonUntil, createdAt, updatedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(
-            arguments: [spec, hasSecrets, state.rawValue, reason?.code, reason?.message, reason?.until?.timeIntervalSince1970,
+    private static func insert(_ db: SQLiteConnection, spec: String, hasSecrets: Bool, state: JobStatus, reason: JobReason?, at: Date) throws -> Int64 {
+        // The connection keeps each statement compiled: once per connection, not once per job.
+        try db.execute(
+            """
+            INSERT INTO job (spec, hasSecrets, state, reasonCode, reasonMessage, reasonUntil, createdAt, updatedAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [spec, hasSecrets, state.rawValue, reason?.code, reason?.message, reason?.until?.timeIntervalSince1970,
                 at.timeIntervalSince1970, at.timeIntervalSince1970])
         let id = db.lastInsertedRowID
         try appendHistory(db, id: id, HistoryEntry(at: at, state: state.rawValue, reason: reason?.message ?? "added"))
         return id
     }
 
-    private static func update(_ db: Database, _ job: QueueJob, result: String?) throws {
-        try db.cachedStatement(
-            sql: """
-                UPDATE job SET state = ?, reasonCode = ?, reasonMessage = ?, reasonUntil = ?, completedBytes = ?, totalBytes = ?,
-                transferredBytes = ?, attempts = ?, result = ?, updatedAt = ?, finishedAt = ? WHERE id = ?
-                """
-        ).execute(
-            arguments: [job.state.rawValue, job.reason?.code, job.reason?.message, job.reason?.until?.timeIntervalSince1970,
+    private static func update(_ db: SQLiteConnection, _ job: QueueJob, result: String?) throws {
+        try db.execute(
+            """
+            UPDATE job SET state = ?, reasonCode = ?, reasonMessage = ?, reasonUntil = ?, completedBytes = ?, totalBytes = ?,
+            transferredBytes = ?, attempts = ?, result = ?, updatedAt = ?, finishedAt = ? WHERE id = ?
+            """,
+            [job.state.rawValue, job.reason?.code, job.reason?.message, job.reason?.until?.timeIntervalSince1970,
                 job.progress.completedBytes, job.progress.totalBytes, job.progress.transferredBytes, job.attempts, result,
                 job.updatedAt.timeIntervalSince1970, job.finishedAt?.timeIntervalSince1970, job.id])
     }
 
-    private static func appendHistory(_ db: Database, id: Int64, _ entry: HistoryEntry) throws {
-        try db.cachedStatement(sql: "INSERT INTO history (jobID, at, state, reason) VALUES (?, ?, ?, ?)").execute(
-            arguments: [id, entry.at.timeIntervalSince1970, entry.state, entry.reason])
+    private static func appendHistory(_ db: SQLiteConnection, id: Int64, _ entry: HistoryEntry) throws {
+        try db.execute("INSERT INTO history (jobID, at, state, reason) VALUES (?, ?, ?, ?)", [id, entry.at.timeIntervalSince1970, entry.state, entry.reason])
     }
 
     // MARK: Reading
@@ -174,53 +176,57 @@ final class QueueStore: Sendable {
     /// Every job, oldest first.
     func all() throws(QueueError) -> [StoredJob] {
         try read("read the queue") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM job ORDER BY id").map(Self.storedJob)
+            try db.rows("SELECT * FROM job ORDER BY id").map(Self.storedJob)
         }
     }
 
     /// A job's history, oldest first.
     func history(of id: Int64) throws(QueueError) -> [HistoryEntry] {
         try read("read job \(id)'s history") { db in
-            try Row.fetchAll(db, sql: "SELECT at, state, reason FROM history WHERE jobID = ? ORDER BY id", arguments: [id]).map { row in
-                HistoryEntry(at: Date(timeIntervalSince1970: row["at"]), state: row["state"], reason: row["reason"])
+            try db.rows("SELECT at, state, reason FROM history WHERE jobID = ? ORDER BY id", [id]).map { row throws(SQLiteError) in
+                HistoryEntry(at: Date(timeIntervalSince1970: try row.get("at")), state: try row.get("state"), reason: try row.get("reason"))
             }
         }
     }
 
     /// `PRAGMA integrity_check`: "ok" for a sound database.
     func integrityCheck() throws(QueueError) -> String {
-        try read("check the queue database") { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "no answer" }
+        try read("check the queue database") { db in String(sqliteValue: try db.value("PRAGMA integrity_check")) ?? "no answer" }
     }
 
     /// A trivial read: the database answers (the watchdog's check).
-    func ping() -> Bool { (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1 }
+    func ping() -> Bool { (try? reader.sync { db in try db.value("SELECT 1") }) == .integer(1) }
 
-    private static func storedJob(_ row: Row) throws -> StoredJob {
-        let spec = try QueueJSON.decode(QueueJobSpec.self, from: Data((row["spec"] as String).utf8))
-        let resultText: String? = row["result"]
-        let reasonCode: String? = row["reasonCode"]
-        let until: Double? = row["reasonUntil"]
-        let finished: Double? = row["finishedAt"]
-        let state = JobStatus(rawValue: row["state"])
+    private static func storedJob(_ row: SQLiteRow) throws -> StoredJob {
+        let id: Int64 = try row.get("id")
+        let spec = try QueueJSON.decode(QueueJobSpec.self, from: Data(try row.get("spec", as: String.self).utf8))
+        let resultText: String? = try row.get("result")
+        let reasonCode: String? = try row.get("reasonCode")
+        let until: Double? = try row.get("reasonUntil")
+        let finished: Double? = try row.get("finishedAt")
+        let state = JobStatus(rawValue: try row.get("state"))
         guard JobStatus.all.contains(state) else {
             throw QueueError.storage(
-                "job \(row["id"] as Int64) is in state '\(state.rawValue.prefix(40))', which this version does not know (a newer version wrote it): refusing to run the queue")
+                "job \(id) is in state '\(state.rawValue.prefix(40))', which this version does not know (a newer version wrote it): refusing to run the queue")
+        }
+        let reason = try reasonCode.map { code throws(SQLiteError) in
+            JobReason(code: code, message: try row.get("reasonMessage", as: String?.self) ?? code, until: until.map(Date.init(timeIntervalSince1970:)))
         }
         let job = QueueJob(
-            id: row["id"], spec: spec, state: state,
-            reason: reasonCode.map { JobReason(code: $0, message: row["reasonMessage"] ?? $0, until: until.map(Date.init(timeIntervalSince1970:))) },
-            progress: QueueProgress(completedBytes: row["completedBytes"], totalBytes: row["totalBytes"], transferredBytes: row["transferredBytes"]),
-            attempts: row["attempts"],
+            id: id, spec: spec, state: state, reason: reason,
+            progress: QueueProgress(
+                completedBytes: try row.get("completedBytes"), totalBytes: try row.get("totalBytes"), transferredBytes: try row.get("transferredBytes")),
+            attempts: try row.get("attempts"),
             result: try resultText.map { try QueueJSON.decode(QueueResult.self, from: Data($0.utf8)) },
-            createdAt: Date(timeIntervalSince1970: row["createdAt"]), updatedAt: Date(timeIntervalSince1970: row["updatedAt"]),
+            createdAt: Date(timeIntervalSince1970: try row.get("createdAt")), updatedAt: Date(timeIntervalSince1970: try row.get("updatedAt")),
             finishedAt: finished.map(Date.init(timeIntervalSince1970:)))
-        return StoredJob(job: job, hasSecrets: row["hasSecrets"])
+        return StoredJob(job: job, hasSecrets: try row.get("hasSecrets"))
     }
 
     // MARK: Errors
 
-    private func read<T>(_ doing: String, _ body: (Database) throws -> T) throws(QueueError) -> T {
-        do { return try pool.read(body) } catch { throw Self.queueError(error, doing: doing) }
+    func read<T: Sendable>(_ doing: String, _ body: (SQLiteConnection) throws -> T) throws(QueueError) -> T {
+        do { return try reader.sync(body) } catch { throw Self.queueError(error, doing: doing) }
     }
 
     static func json<T: Encodable>(_ value: T) throws(QueueError) -> String {
@@ -229,21 +235,19 @@ final class QueueStore: Sendable {
 
     static func queueError(_ error: any Error, doing: String) -> QueueError {
         if let error = error as? QueueError { return error }
-        if let error = error as? DatabaseError {
-            if error.resultCode == .SQLITE_FULL { return .storageFull("cannot \(doing): the state directory's file system is full") }
-            return .storage("cannot \(doing): \(error.message ?? "SQLite error \(error.resultCode.rawValue)")")
+        if let error = error as? SQLiteError {
+            if error.isFull { return .storageFull("cannot \(doing): the state directory's file system is full") }
+            return .storage("cannot \(doing): \(error.message)")
         }
         return .storage("cannot \(doing): \(error)")
     }
 }
 
-/// The database's versions, applied in order; each runs once (GRDB records them).
+/// The database's versions, applied in order; each runs once (recorded where GRDB recorded them).
 enum QueueMigrations {
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: jobs and history") { db in
-            try db.execute(
-                sql: """
+    static var migrator: SQLiteMigrator {
+        var migrator = SQLiteMigrator()
+        migrator.register("v1: jobs and history", sql: """
                     CREATE TABLE job (
                         id INTEGER PRIMARY KEY AUTOINCREMENT,
                         spec TEXT NOT NULL,
@@ -271,10 +275,7 @@ enum QueueMigrations {
                     );
                     CREATE INDEX history_by_job ON history(jobID);
                     """)
-        }
-        migrator.registerMigration("v2: data budgets") { db in
-            try db.execute(
-                sql: """
+        migrator.register("v2: data budgets", sql: """
                     CREATE TABLE budget (
                         name TEXT PRIMARY KEY NOT NULL,
                         selector TEXT NOT NULL,
@@ -298,12 +299,9 @@ enum QueueMigrations {
                         bootID TEXT NOT NULL
                     );
                     """)
-        }
-        migrator.registerMigration("v3: no index on a job's state") { db in
-            // Nothing reads jobs by state (the queue keeps them in memory), and the index cost
-            // every add and every change two more pages of log, copied again at each checkpoint.
-            try db.execute(sql: "DROP INDEX IF EXISTS job_by_state")
-        }
+        // Nothing reads jobs by state (the queue keeps them in memory), and the index cost
+        // every add and every change two more pages of log, copied again at each checkpoint.
+        migrator.register("v3: no index on a job's state", sql: "DROP INDEX IF EXISTS job_by_state")
         return migrator
     }
 }

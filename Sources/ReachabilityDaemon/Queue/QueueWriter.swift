@@ -1,9 +1,8 @@
-import Foundation
-import GRDB
+import ReachabilitySQLite
 import Synchronization
 
 /// Puts the queue's changes into its database in the order they were made, as many to a
-/// transaction as are waiting (group commit), on GRDB's writer queue: no caller and no thread
+/// transaction as are waiting (group commit), on the store's writer queue: no caller and no thread
 /// of the cooperative pool waits for the disk. The batches are taken and written there and the
 /// waiting callers resumed from there, so a commit costs one hop there and one back.
 ///
@@ -130,7 +129,7 @@ final class QueueWriter: Sendable {
     /// Writes one batch of what is waiting, then queues the next batch behind whatever else
     /// waits for the writer (the budgets' checkpoints), or stops when nothing is waiting. After a
     /// failure it stops and arms the retry timer, unless newer changes are already waiting.
-    private func flushBatch(_ db: Database) {
+    private func flushBatch(_ db: SQLiteConnection) {
         let (retrying, batch) = state.withLock { state -> ([QueueStore.Write], [Pending]) in
             defer {
                 state.retrying = []

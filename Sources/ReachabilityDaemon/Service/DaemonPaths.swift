@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Where the daemon keeps its state and listens, by default: as root `/var/lib/reach` and

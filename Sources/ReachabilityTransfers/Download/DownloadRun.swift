@@ -1,6 +1,6 @@
 import ReachabilityCore
 import AsyncHTTPClient
-import Foundation
+import FoundationEssentials
 
 /// One run of a ``Download``: the attempt loop, its retry budget and its bookkeeping.
 struct DownloadRun {

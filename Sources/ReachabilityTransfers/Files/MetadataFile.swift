@@ -1,5 +1,5 @@
 import ReachabilityCore
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc

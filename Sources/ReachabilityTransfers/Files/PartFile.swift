@@ -1,8 +1,7 @@
 import ReachabilityCore
 import CGNULibc
-import Crypto
 import Dispatch
-import Foundation
+import FoundationEssentials
 import NIOCore
 import Synchronization
 
@@ -22,12 +21,12 @@ final class PipelinedHasher: Sendable {
     private static let batchBytes = 1 << 20
 
     private let queue = DispatchQueue(label: "reach.transfers.sha256")
-    private let hasher: Mutex<SHA256>
+    private let hasher: Mutex<SHA256Hasher>
     private let pending = Atomic<Int>(0)
     /// Buffers submitted and not yet handed to the queue.
     private let batch = Mutex<(buffers: [ByteBuffer], bytes: Int)>(([], 0))
 
-    init(_ hasher: consuming sending SHA256) {
+    init(_ hasher: consuming sending SHA256Hasher) {
         self.hasher = Mutex(hasher)
     }
 
@@ -73,7 +72,7 @@ final class PipelinedHasher: Sendable {
     /// Starts over (after the work already submitted).
     func reset() {
         flush()
-        queue.async { [self] in hasher.withLock { $0 = SHA256() } }
+        queue.async { [self] in hasher.withLock { $0 = SHA256Hasher() } }
     }
 
     /// Waits until everything submitted has been hashed.
@@ -88,10 +87,7 @@ final class PipelinedHasher: Sendable {
     func digestHex() async -> String {
         await drain()
         return hasher.withLock { state in
-            state.finalize().map { byte in
-                let hex = String(byte, radix: 16)
-                return byte < 16 ? "0" + hex : hex
-            }.joined()
+            ASCIIHex.lowercase(state.finalize())
         }
     }
 }
@@ -144,7 +140,7 @@ final class PartFile: Sendable {
         self.path = path
         descriptor = fd
         let length = prefixComplete ? Int64(info.st_size) : 0
-        var prefix = SHA256()
+        var prefix = SHA256Hasher()
         if hashing, length > 0 {
             do throws(FileError) {
                 try Self.hashPrefix(fd: fd, path: path, length: length, into: &prefix)
@@ -161,7 +157,7 @@ final class PartFile: Sendable {
         close(descriptor)
     }
 
-    private static func hashPrefix(fd: Int32, path: String, length: Int64, into hasher: inout SHA256) throws(FileError) {
+    private static func hashPrefix(fd: Int32, path: String, length: Int64, into hasher: inout SHA256Hasher) throws(FileError) {
         let chunk = 4 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
         defer { buffer.deallocate() }

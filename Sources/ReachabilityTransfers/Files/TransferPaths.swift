@@ -1,5 +1,4 @@
 import ReachabilityCore
-import Crypto
 
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +33,7 @@ struct TransferPaths: Sendable {
         if name.utf8.count + 34 <= 255 {
             partName = name + ".part"
         } else {
-            let digest = SHA256.hash(data: Array(name.utf8)).prefix(12).map { String($0, radix: 16) }.joined()
+            let digest = SHA256Hasher.hash(Array(name.utf8)).prefix(12).map { String($0, radix: 16) }.joined()
             partName = ".reach-" + digest + ".part"
         }
         metadataName = partName + ".json"

@@ -1,6 +1,6 @@
 import ReachabilityCore
 import AsyncHTTPClient
-import Foundation
+import FoundationEssentials
 
 /// Which proxy a URL goes through, from the variables curl and wget read: `http_proxy` (lower
 /// case only, as curl: a CGI program's `HTTP_PROXY` comes from a request header),
@@ -38,10 +38,10 @@ public struct ProxySettings: Sendable, Hashable {
     /// The settings in `environment`.
     public static func fromEnvironment(_ environment: [String: String]) -> ProxySettings {
         func value(_ names: String...) -> String? {
-            names.lazy.compactMap { environment[$0] }.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            names.lazy.compactMap { environment[$0] }.first { !$0.trimmingBlanks().isEmpty }
         }
         let exceptions = value("no_proxy", "NO_PROXY").map {
-            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            $0.split(separator: ",").map { $0.trimmingBlanks().lowercased() }.filter { !$0.isEmpty }
         }
         return ProxySettings(
             http: value("http_proxy"), https: value("https_proxy", "HTTPS_PROXY"), all: value("all_proxy", "ALL_PROXY"),

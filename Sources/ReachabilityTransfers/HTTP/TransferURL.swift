@@ -1,5 +1,4 @@
-import Crypto
-import Foundation
+import FoundationEssentials
 import ReachabilityCore
 
 /// A transfer's URL, split into what is sent, what is shown and what is stored. Credentials in
@@ -57,7 +56,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         if !hasSecretQuery {
             storageKey = requestURL
         } else {
-            let digest = SHA256.hash(data: Array(requestURL.utf8)).map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+            let digest = ASCIIHex.lowercase(SHA256Hasher.hash(Array(requestURL.utf8)))
             storageKey = redacted + " sha256:" + digest.prefix(32)
         }
     }
@@ -67,7 +66,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     /// `text` with anything between `://` and an `@` replaced by `***`: for a URL that does not
     /// even parse, in an error message.
     public static func redactingUserinfo(_ text: String) -> String {
-        guard let at = text.firstIndex(of: "@"), let scheme = text.range(of: "://"), scheme.upperBound <= at else { return text }
+        guard let at = text.firstIndex(of: "@"), let scheme = text.firstRange(of: "://"), scheme.upperBound <= at else { return text }
         return String(text[..<scheme.upperBound]) + "***" + String(text[at...])
     }
 
@@ -132,8 +131,8 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     /// `text` with every occurrence of the original URL (and its userinfo) redacted: for error
     /// details that quote the URL.
     func redact(_ text: String) -> String {
-        var out = text.replacingOccurrences(of: original, with: redacted)
-        if original != requestURL { out = out.replacingOccurrences(of: requestURL, with: redacted) }
+        var out = text.replacing(original, with: redacted)
+        if original != requestURL { out = out.replacing(requestURL, with: redacted) }
         return out
     }
 }

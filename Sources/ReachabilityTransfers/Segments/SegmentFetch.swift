@@ -1,6 +1,6 @@
 import ReachabilityCore
 import AsyncHTTPClient
-import Foundation
+import FoundationEssentials
 import NIOCore
 import NIOHTTP1
 

@@ -1,5 +1,5 @@
 import ReachabilityCore
-import Foundation
+import FoundationEssentials
 
 /// The pure parts of tus 1.0 (https://tus.io/protocols/resumable-upload): headers, and what
 /// each answer means. No I/O, so every decision is a table test.
@@ -25,7 +25,7 @@ enum TusProtocol {
     /// Whether an `OPTIONS` answer comes from a tus server: a success that names the protocol.
     static func speaksTus(status: Int, tusResumable: String?, tusVersion: String?) -> Bool {
         guard (200..<300).contains(status) else { return false }
-        let versions = (tusVersion ?? tusResumable ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let versions = (tusVersion ?? tusResumable ?? "").split(separator: ",").map { String($0.trimmingBlanks()) }
         return versions.contains(version)
     }
 
@@ -49,7 +49,7 @@ enum TusProtocol {
 
     /// `Upload-Offset` / `Upload-Length`: a non-negative decimal integer, nothing else.
     static func parseOffset(_ value: String?) -> Int64? {
-        guard let text = value?.trimmingCharacters(in: .whitespaces), !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+        guard let text = value?.trimmingBlanks(), !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
         else { return nil }
         return Int64(text)
     }

@@ -1,6 +1,6 @@
 import ReachabilityCore
 import AsyncHTTPClient
-import Foundation
+import FoundationEssentials
 import NIOHTTP1
 
 /// What an upload's request failure means: the downloader's classification

@@ -1,6 +1,5 @@
 import ReachabilityCore
-import Crypto
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -63,11 +62,7 @@ struct ResumeStore: Sendable {
 
     /// The record's name for `file` (absolute) and `url` (without userinfo).
     static func key(file: String, url: String) -> String {
-        let digest = SHA256.hash(data: Data((file + "\u{0}" + url).utf8))
-        return digest.prefix(16).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        ASCIIHex.lowercase(SHA256Hasher.hash(Array((file + "\u{0}" + url).utf8)).prefix(16))
     }
 
     func path(_ key: String) -> String { directory + "/" + key + ".json" }

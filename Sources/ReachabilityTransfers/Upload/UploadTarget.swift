@@ -1,5 +1,5 @@
 import ReachabilityCore
-import Foundation
+import FoundationEssentials
 
 /// An upload URL: a ``TransferURL`` (what is sent, shown and stored; credentials go as
 /// `Authorization: Basic` and are never shown or stored), plus its origin, to tell whether a
@@ -36,7 +36,7 @@ struct UploadTarget: Sendable, Hashable {
     /// A `Location` (absolute, or relative to `base`) as an absolute URL without userinfo;
     /// nil when it cannot be resolved to an `http`/`https` URL.
     static func resolve(_ location: String, against base: String) -> String? {
-        let trimmed = location.trimmingCharacters(in: .whitespaces)
+        let trimmed = String(location.trimmingBlanks())
         guard !trimmed.isEmpty, let baseURL = URL(string: base),
             let resolved = URL(string: trimmed, relativeTo: baseURL)?.absoluteURL
         else { return nil }
