@@ -9,6 +9,20 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// How the shipped executables are linked in release builds (issue 36, figures from
+// scripts/bench/binary-sizes.py): lld, keeping Swift's metadata sections that --gc-sections
+// would otherwise drop (`-z nostart-stop-gc`, swiftlang/swift#60406); no dynamic symbol table of
+// every Swift symbol (the toolchain's static-stdlib-args.lnk asks for -export-dynamic; nothing
+// dlopen'd links against these executables): -3.4 MiB; and relative relocations packed as
+// DT_RELR (glibc 2.36 reads them) instead of 2 MiB of .rela.dyn, still position-independent;
+// every symbol bound at start (`-z now`: with RELRO, the GOT is read-only, as Debian hardens).
+let shippedExecutableLinking: [LinkerSetting] = [
+    .unsafeFlags([
+        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "nostart-stop-gc", "-Xlinker", "--no-export-dynamic",
+        "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "-z", "-Xlinker", "now",
+    ], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "Reachability",
     products: [
@@ -163,7 +177,8 @@ let package = Package(
             dependencies: [
                 "ReachCommands", "ReachMonitorCommands", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            linkerSettings: shippedExecutableLinking
         ),
         // The transfer commands (get, upload), with async-http-client, NIO and BoringSSL, for
         // reach-daemon's whole command tree, which runs and lists them.
@@ -243,7 +258,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            linkerSettings: shippedExecutableLinking
         ),
         // Connectivity validation's real prober (captive-portal detection): HTTP, HTTPS and the
         // RFC 8908 API over NIO, out of the judged interface. Apart, so the monitor builds without NIO.

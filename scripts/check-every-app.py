@@ -31,7 +31,9 @@ from daemon_process import DaemonProcess, die_with_parent
 
 DAEMON = os.environ.get("REACH_DAEMON") or os.path.join(ROOT, ".build", "debug", "reach-daemon")
 REACH = os.environ.get("REACH_CLI") or os.path.join(ROOT, ".build", "debug", "reach")
-MODULE = os.environ.get("REACH_GIO_MODULE") or os.path.join(ROOT, ".build", "debug", "libgioreach.so")
+# The module as the package ships it: linked by the C compiler (scripts/package/build-gio-module.sh).
+MODULE = os.environ.get("REACH_GIO_MODULE") or subprocess.run(
+    [os.path.join(ROOT, "scripts", "package", "build-gio-module.sh")], check=True, capture_output=True, text=True).stdout.strip()
 PYTHON = "/usr/bin/python3"  # Debian's, with gi (a pyenv python on PATH may lack it)
 NS = "reach-every-app"
 failures = []
@@ -241,11 +243,13 @@ def check_module_restart(daemon, module_directory):
 
 
 def module_rss(environment):
-    """The host program's RSS with the module minus without it (GLib's netlink monitor)."""
+    """The host program's RSS with the module (loaded and answering) minus without it (GLib's own
+    netlink monitor, no module loaded): what mapping it, its NEEDED libraries and its state cost."""
     script = ("import resource, sys; from gi.repository import Gio; m = Gio.NetworkMonitor.get_default(); m.get_network_metered();"
               "print(type(m).__name__, open('/proc/self/status').read().split('VmRSS:')[1].split()[0])")
     values = {}
-    for label, env in (("with", environment), ("without", dict(environment, REACH_SOCKET="/nonexistent/reach.sock"))):
+    without = {key: value for key, value in environment.items() if key not in ("GIO_EXTRA_MODULES", "REACH_SOCKET")}
+    for label, env in (("with", environment), ("without", without)):
         samples = []
         for _ in range(3):
             out = subprocess.run([PYTHON, "-c", script], env=env, capture_output=True, text=True, timeout=30).stdout.split()

@@ -32,10 +32,8 @@ if [[ -n $uninstall ]]; then
     rm -f "$directory/libgioreach.so"
     echo "install-gio-module: removed $directory/libgioreach.so"
 else
-    # The flags of every other build into .build-release, so none of them rebuilds the rest.
-    build=(swift build -c release --static-swift-stdlib --scratch-path .build-release)
-    "${build[@]}" --product gioreach
-    built="$("${build[@]}" --show-bin-path)/libgioreach.so"
+    # Linked by the C compiler as the package's is (only GLib, GIO, json-glib and libc NEEDED).
+    built="$(scripts/package/build-gio-module.sh)"
     install -d -m 0755 "$directory"
     # A new file renamed into place: a program that has the old one mapped keeps it intact.
     install -m 0644 "$built" "$directory/.libgioreach.so.new"

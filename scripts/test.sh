@@ -93,6 +93,10 @@ step check-budgets scripts/check-budgets.py
 # and completions current, installed, run, removed and purged in a debootstrap'd Debian 12.
 step check-package scripts/check-package.py
 
+# What the package ships fits a gateway: sizes, no ICU, the GIO module's NEEDED libraries, idle
+# and loaded RSS, each against its limit in scripts/footprint-limits.conf (which says why).
+step check-footprint scripts/check-footprint.py
+
 # The parsers' fuzz targets, briefly (5 s each, on the committed seeds), so they keep building
 # and the seeds keep passing; `scripts/fuzz/run.sh 60` is the longer run.
 step fuzz scripts/fuzz/run.sh "${REACH_FUZZ_SECONDS:-5}"
