@@ -13,6 +13,9 @@ table either way; writes the figures as JSON (scripts/bench/results/footprint-*.
 Standard library only; needs root (namespaces)."""
 import glob, http.client, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import uplink_namespace  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "count": 1}
 GIO_ALLOWED = {"libgio-2.0.so.0", "libgobject-2.0.so.0", "libglib-2.0.so.0", "libjson-glib-1.0.so.0", "libc.so.6"}
@@ -84,21 +87,10 @@ def memory(pid):
     return fields
 
 
-def ns(*command):
-    return subprocess.run(["ip", "netns", "exec", NAMESPACE, *command], check=True, capture_output=True, text=True)
-
-
 def make_namespace():
     """d0, a veth, the default route, overridden as cellular: a download for wired networks waits."""
-    subprocess.run(["ip", "netns", "del", NAMESPACE], capture_output=True)
-    subprocess.run(["ip", "netns", "add", NAMESPACE], check=True)
-    cleanups.append(lambda: subprocess.run(["ip", "netns", "del", NAMESPACE], capture_output=True))
-    ns("ip", "link", "set", "lo", "up")
-    ns("ip", "link", "add", "d0", "type", "veth", "peer", "name", "d0p")
-    ns("ip", "link", "set", "d0p", "up")
-    ns("ip", "addr", "add", "10.9.0.2/24", "dev", "d0")
-    ns("ip", "link", "set", "d0", "up")
-    ns("ip", "route", "add", "default", "via", "10.9.0.1", "dev", "d0")
+    uplink_namespace.create(NAMESPACE, "d0", "10.9.0.2")
+    cleanups.append(lambda: uplink_namespace.delete(NAMESPACE))
 
 
 def start(argv, log):

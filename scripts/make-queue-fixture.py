@@ -19,12 +19,11 @@ and the budget `cell` (cellular, 200 MB, monthly:1). The daemon is stopped with 
 log checkpointed into the file (still in WAL mode), which alone is kept. Standard library only; needs root."""
 import os, shutil, signal, sqlite3, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import uplink_namespace  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMESPACE = "reach-fixture"
-
-
-def ns(*command):
-    return subprocess.run(["ip", "netns", "exec", NAMESPACE, *command], check=True, capture_output=True, text=True)
 
 
 def main():
@@ -32,16 +31,9 @@ def main():
         sys.exit(__doc__)
     binary, name = os.path.abspath(sys.argv[1]), sys.argv[2]
     work = tempfile.mkdtemp(prefix="reach-fixture-")
-    subprocess.run(["ip", "netns", "del", NAMESPACE], capture_output=True)
-    subprocess.run(["ip", "netns", "add", NAMESPACE], check=True)
     daemon = None
     try:
-        ns("ip", "link", "set", "lo", "up")
-        ns("ip", "link", "add", "d0", "type", "veth", "peer", "name", "d0p")
-        ns("ip", "link", "set", "d0p", "up")
-        ns("ip", "addr", "add", "10.9.0.2/24", "dev", "d0")
-        ns("ip", "link", "set", "d0", "up")
-        ns("ip", "route", "add", "default", "via", "10.9.0.1", "dev", "d0")
+        uplink_namespace.create(NAMESPACE, "d0", "10.9.0.2")
         state, sock = os.path.join(work, "state"), os.path.join(work, "reach.sock")
         log = open(os.path.join(work, "daemon.log"), "wb")
         daemon = subprocess.Popen(["ip", "netns", "exec", NAMESPACE, binary, "daemon", "--state-dir", state, "--socket", sock,
@@ -89,7 +81,7 @@ def main():
         if daemon and daemon.poll() is None:
             daemon.kill()
             daemon.wait()
-        subprocess.run(["ip", "netns", "del", NAMESPACE], capture_output=True)
+        uplink_namespace.delete(NAMESPACE)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -15,7 +15,10 @@ alignment) is its own row. The stripped size is the file
 
 The peer column is an anchor of the same job, read from the installed Debian package when it is
 there (ModemManager, connmand), else "-"."""
-import collections, json, os, re, shutil, subprocess, sys, tempfile, time
+import collections, datetime, json, os, re, shutil, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import git_state, write_results  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRATCH = os.path.join(ROOT, ".build-release")
@@ -122,6 +125,7 @@ def peers():
 def main():
     if not os.path.exists(os.path.join(SCRATCH, "release.yaml")):
         sys.exit("binary-sizes: no release build in .build-release (run scripts/package-deb.sh first)")
+    started = datetime.datetime.now(datetime.timezone.utc)
     scratch = tempfile.mkdtemp(prefix="reach-binary-sizes-")
     try:
         results = {product: measure(product, scratch) for product in ("reach", "reach-daemon")}
@@ -139,11 +143,8 @@ def main():
     if anchors:
         print("peers on this machine: " + ", ".join(f"{name} {mib(size).strip()} MiB" for name, size in anchors.items()))
     results["peers"] = anchors
-    directory = os.path.join(ROOT, "scripts/bench/results")
-    os.makedirs(directory, exist_ok=True)
-    out = os.path.join(directory, time.strftime("binary-sizes-%Y%m%dT%H%M%SZ.json", time.gmtime()))
-    with open(out, "w") as handle:
-        json.dump(results, handle, indent=2)
+    results.update(git_state())
+    out = write_results(results, os.path.join(ROOT, "scripts/bench/results"), "binary-sizes", started)
     print(f"binary-sizes: figures in {os.path.relpath(out, ROOT)}")
 
 
