@@ -157,9 +157,13 @@ enum BudgetFormat {
     }
 
     /// `percent` to one decimal, `42.0`, as `%.1f` writes it (that is Foundation's, with ICU).
+    /// Whatever the daemon answered (a used count far past a 1-byte limit), the number is
+    /// clamped before it becomes an integer, so no answer can trap here.
     static func oneDecimal(_ percent: Double) -> String {
-        let tenths = Int64((percent * 10).rounded())
-        return "\(tenths / 10).\(abs(tenths % 10))"
+        guard percent.isFinite else { return percent.isNaN ? "?" : (percent > 0 ? "∞" : "-∞") }
+        let tenths = Int64((min(max(percent, -1e15), 1e15) * 10).rounded())
+        let magnitude = tenths.magnitude
+        return "\(tenths < 0 ? "-" : "")\(magnitude / 10).\(magnitude % 10)"
     }
 
     static func detail(_ budget: BudgetDocument) -> String {
