@@ -16,6 +16,9 @@ import glob, http.client, json, os, re, shutil, signal, socket, subprocess, sys,
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import uplink_namespace  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+from benchlib import status_kib  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "count": 1}
 GIO_ALLOWED = {"libgio-2.0.so.0", "libgobject-2.0.so.0", "libglib-2.0.so.0", "libjson-glib-1.0.so.0", "libc.so.6"}
@@ -78,13 +81,8 @@ def needed(path):
 
 
 def memory(pid):
-    fields = {}
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "RssAnon", "RssFile"):
-                fields[key] = int(value.split()[0]) * 1024
-    return fields
+    """VmRSS, RssAnon and RssFile of `pid`, in bytes."""
+    return {key: (status_kib(pid, key) or 0) * 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
 
 
 def make_namespace():

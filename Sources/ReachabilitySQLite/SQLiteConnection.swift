@@ -8,18 +8,15 @@ package final class SQLiteConnection {
     package struct OpenOptions: Sendable, Hashable {
         /// Creates the file when it is missing.
         package var creates = true
-        /// Opens it for reading only (a reader of a database another connection writes).
-        package var readOnly = false
-        /// How long a statement waits for another connection's lock before failing with
-        /// `SQLITE_BUSY`, in milliseconds.
-        package var busyTimeoutMilliseconds: Int32 = 5_000
 
-        package init(creates: Bool = true, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5_000) {
+        package init(creates: Bool = true) {
             self.creates = creates
-            self.readOnly = readOnly
-            self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         }
     }
+
+    /// How long a statement waits for another connection's lock before failing with
+    /// `SQLITE_BUSY`, in milliseconds.
+    static let busyTimeoutMilliseconds: Int32 = 5_000
 
     private let handle: OpaquePointer
     /// Compiled statements by their SQL: prepared once per connection, not once per use.
@@ -27,9 +24,8 @@ package final class SQLiteConnection {
 
     /// Opens the database at `path`. A symlink is refused (`SQLITE_OPEN_NOFOLLOW`).
     package init(path: String, options: OpenOptions = OpenOptions()) throws(SQLiteError) {
-        var flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX
-        flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if options.creates && !options.readOnly { flags |= SQLITE_OPEN_CREATE }
+        var flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE
+        if options.creates { flags |= SQLITE_OPEN_CREATE }
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(path, &opened, flags, nil)
         guard code == SQLITE_OK, let opened else {
@@ -39,7 +35,7 @@ package final class SQLiteConnection {
             throw SQLiteError(code: code, message: "cannot open \(path): \(message)")
         }
         handle = opened
-        sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
     }
 
     deinit {

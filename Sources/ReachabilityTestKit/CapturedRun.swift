@@ -25,22 +25,7 @@ struct CapturedRun {
         posix_spawn_file_actions_adddup2(&actions, pipes[1][1], 1)
         posix_spawn_file_actions_adddup2(&actions, pipes[2][1], 2)
         _ = reach_spawn_add_closefrom(&actions, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Default signal handling and nothing blocked: the test runner blocks SIGTERM.
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child: pid_t = 0
-        let spawned = posix_spawnp(&child, command[0], &actions, &attributes, &argv, environ)
-        guard spawned == 0 else { throw TestNamespaceError(message: "cannot start \(command[0]): \(String(cString: strerror(spawned)))") }
+        let child = try ChildSpawn.spawn(command, actions: &actions, newProcessGroup: false)
         for (index, end) in [(0, 0), (1, 1), (2, 1)] {
             close(pipes[index][end])
             pipes[index][end] = -1

@@ -83,10 +83,13 @@ public final class PrometheusServer: Sendable {
     /// The instant vector `promql` evaluates to now (`/api/v1/query`); empty while nothing
     /// scraped matches.
     public func query(_ promql: String) throws -> [PrometheusSample] {
-        // Every byte but ASCII letters and digits escaped, as a query value needs.
+        // Every byte but ASCII letters and digits escaped: `+` in a query value is a space to Go.
         let encoded = promql.utf8.map { byte in
-            (byte < 0x80 && (Character(Unicode.Scalar(byte)).isLetter || Character(Unicode.Scalar(byte)).isNumber))
-                ? String(Unicode.Scalar(byte)) : "%" + ASCIIHex.lowercase([byte]).uppercased()
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                String(Unicode.Scalar(byte))
+            default: "%" + ASCIIHex.lowercase([byte])
+            }
         }.joined()
         let data = try get("/api/v1/query?query=\(encoded)")
         return try PrometheusSample.vector(from: data)
@@ -138,7 +141,6 @@ public struct PrometheusSample: Sendable, Hashable {
     /// The value, as text.
     public var value: String
 
-    /// `{"status":"success","data":{"resultType":"vector","result":[{"metric":{…},"value":[t,"v"]}]}}`
     /// The query API's answer; a sample's value is `[time, "text"]`.
     private struct QueryAnswer: Decodable {
         struct Payload: Decodable { var result: [Element] }
@@ -158,6 +160,7 @@ public struct PrometheusSample: Sendable, Hashable {
         var data: Payload
     }
 
+    /// `{"status":"success","data":{"resultType":"vector","result":[{"metric":{…},"value":[t,"v"]}]}}`
     static func vector(from data: Data) throws -> [PrometheusSample] {
         guard let answer = try? JSONDecoder().decode(QueryAnswer.self, from: data), answer.status == "success" else {
             throw TestNamespaceError(message: "unexpected query answer: \(String(decoding: data, as: UTF8.self))")

@@ -36,28 +36,7 @@ public final class SpawnedProcess: Sendable {
         // Nothing else of the test process: a pipe another test reads to its end must not stay
         // open in a server that outlives that test's command.
         _ = reach_spawn_add_closefrom(&actions, 3)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // A new process group (to signal it whole), default signal handling, nothing blocked.
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child: pid_t = 0
-        let status = posix_spawnp(&child, arguments[0], &actions, &attributes, &argv, environ)
-        guard status == 0 else {
-            throw TestNamespaceError(message: "cannot start \(arguments[0]): \(String(cString: strerror(status)))")
-        }
-        pid = child
+        pid = try ChildSpawn.spawn(arguments, actions: &actions, newProcessGroup: true)
     }
 
     /// Whether the process is still running. An exited one stays a zombie (unreaped) until

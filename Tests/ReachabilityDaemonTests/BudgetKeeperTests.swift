@@ -22,11 +22,13 @@ private struct BudgetFixture {
             configuration: MonitorConfiguration(overrides: [try OverrideRule(parsing: "cell0=cellular")]), clock: ContinuousClock())
     }
 
-    func keeper(_ queue: JobQueue, configured: [ConfiguredBudget] = [], now: Int64 = 1_795_000_000) async throws -> BudgetKeeper {
+    func keeper(
+        _ queue: JobQueue, configured: [ConfiguredBudget] = [], now: Int64 = 1_795_000_000, environment: [String: String] = [:]
+    ) async throws -> BudgetKeeper {
         let interfaces = try await monitor.currentPath().interfaces
         return try BudgetKeeper(
             store: queue.store, monitor: monitor, metrics: metrics, logger: Logger(label: "test"), configured: configured, interfaces: interfaces,
-            now: { now })
+            now: { now }, environment: environment)
     }
 
     func queue() throws -> JobQueue {
@@ -72,6 +74,37 @@ struct BudgetKeeperTests {
         #expect(try await keeper.apply(.remove("sim")).budget.name == "sim")
         #expect(keeper.accounts().isEmpty)
         await #expect(throws: QueueError.notFound("no budget 'sim'")) { try await keeper.apply(.snooze("sim")) }
+        await queue.shutdown()
+    }
+
+    @Test func aCycleIsRefusedWhenTZNamesAZoneTheSystemLacksNeverCountedInUTC() async throws {
+        let fixture = try BudgetFixture()
+        defer { fixture.directory.remove() }
+        let missingZone = ["TZ": "Europe/Berln"]
+        var queue = try fixture.queue()
+        var keeper = try await fixture.keeper(queue, environment: missingZone)
+        await #expect(throws: QueueError.self) { try await keeper.apply(.define(try budget("monthly", limit: 1_000))) }
+        #expect(keeper.account("monthly") == nil)
+        // Without a cycle nothing depends on local time.
+        let flat = try DataBudget(name: "flat", selector: BudgetSelector(parsing: "cellular"), limitBytes: 1_000, warningBytes: nil, cycle: .none)
+        #expect(try await keeper.apply(.define(flat)).budget.name == "flat")
+        await keeper.shutdown()
+        await queue.shutdown()
+
+        // A cycled budget stored while the zone was there: a start without it is refused.
+        queue = try fixture.queue()
+        keeper = try await fixture.keeper(queue, environment: ["TZ": "Europe/Berlin"])
+        _ = try await keeper.apply(.define(try budget("monthly", limit: 1_000)))
+        await keeper.shutdown()
+        await queue.shutdown()
+        queue = try fixture.queue()
+        do {
+            _ = try await fixture.keeper(queue, environment: missingZone)
+            Issue.record("a keeper started with a cycled budget and TZ=Europe/Berln")
+        } catch {
+            #expect("\(error)".contains("budget 'monthly' has a "), "\(error)")
+            #expect("\(error)".contains("names no time zone this system has"), "\(error)")
+        }
         await queue.shutdown()
     }
 

@@ -18,7 +18,7 @@ import argparse, datetime, os, select, statistics, subprocess, sys, time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import uplink_namespace  # noqa: E402
-from benchlib import git_state, write_results  # noqa: E402
+from benchlib import git_state, status_kib, write_results  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NAMESPACE = "reach-bench-startup"
@@ -40,16 +40,6 @@ def first_line(argv, keep=False):
     process.kill()
     process.wait()
     return elapsed, None
-
-
-def memory(pid):
-    fields = {}
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "RssAnon", "RssFile"):
-                fields[key] = int(value.split()[0])
-    return fields
 
 
 def main():
@@ -78,7 +68,7 @@ def main():
             _, process = first_line([binary, "watch"], keep=True)
             time.sleep(2)
             # The namespace's `ip netns exec` execs the command: the child is reach itself.
-            resident[name] = memory(process.pid)
+            resident[name] = {key: status_kib(process.pid, key) for key in ("VmRSS", "RssAnon", "RssFile")}
             process.kill()
             process.wait()
     finally:

@@ -49,11 +49,13 @@ final class BudgetKeeper: Sendable {
 
     /// Loads the stored budgets (and this boot's interface baselines), then applies the
     /// configuration file's: defined or redefined with their count kept, and those the file no
-    /// longer has removed. Throws when the database cannot be read or written.
+    /// longer has removed. Throws when the database cannot be read or written, and when a budget
+    /// has a cycle but `environment`'s `TZ` names a zone the system lacks.
     init(
         store: QueueStore, monitor: NetworkMonitor, metrics: ReachMetrics, logger: Logger, configured: [ConfiguredBudget],
         interfaces: [Interface], now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970.rounded(.down)) },
-        isTransferring: @escaping @Sendable () -> Bool = { false }
+        isTransferring: @escaping @Sendable () -> Bool = { false },
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(QueueError) {
         self.isTransferring = isTransferring
         self.store = store
@@ -65,7 +67,7 @@ final class BudgetKeeper: Sendable {
         let checkpoint = try store.loadBudgets(bootID: bootID)
         var ledger = BudgetLedger(utcOffset: LocalTimeZone.utcOffset(at:))
         ledger.restore(accounts: checkpoint.accounts, baselines: checkpoint.baselines)
-        let timeZoneProblem = LocalTimeZone.problem(environment: ProcessInfo.processInfo.environment)
+        let timeZoneProblem = LocalTimeZone.problem(environment: environment)
         self.timeZoneProblem = timeZoneProblem
         let time = now()
         let names = Set(configured.map(\.budget.name))
@@ -73,13 +75,20 @@ final class BudgetKeeper: Sendable {
             _ = ledger.remove(account.budget.name)
         }
         for entry in configured { _ = ledger.define(entry.budget, origin: entry.origin, now: time) }
-        if let timeZoneProblem, let cycled = ledger.accounts.values.first(where: { $0.budget.cycle != .none }) {
-            throw .invalidJob("the budget '\(cycled.budget.name)' has a \(cycled.budget.cycle) cycle, but \(timeZoneProblem)")
+        if let refusal = ledger.accounts.values.lazy.compactMap({ Self.cycleRefusal($0.budget, timeZoneProblem) }).first {
+            throw .invalidJob(refusal)
         }
         _ = ledger.tick(now: time)
         state = Mutex(State(ledger: ledger, interfaces: interfaces))
         try saveNow(ledger)
         publish([])
+    }
+
+    /// Why `budget` cannot be kept here, when its cycle starts at a local midnight that
+    /// `timeZoneProblem` says the C library cannot tell; nil when it can be.
+    private static func cycleRefusal(_ budget: DataBudget, _ timeZoneProblem: String?) -> String? {
+        guard let timeZoneProblem, budget.cycle != .none else { return nil }
+        return "the budget '\(budget.name)' has a \(budget.cycle) cycle, which starts at local midnight, but \(timeZoneProblem)"
     }
 
     /// `/proc/sys/kernel/random/boot_id`: baselines from another boot are worthless.
@@ -129,9 +138,7 @@ final class BudgetKeeper: Sendable {
             if let origin = ledger.accounts[budget.name]?.origin {
                 return .failure(.conflict("the budget '\(budget.name)' is defined in the configuration file (\(origin)): change it there"))
             }
-            if let timeZoneProblem, budget.cycle != .none {
-                return .failure(.invalidJob("cycle: \(budget.cycle) starts at local midnight, but \(timeZoneProblem)"))
-            }
+            if let refusal = Self.cycleRefusal(budget, timeZoneProblem) { return .failure(.invalidJob(refusal)) }
             if ledger.accounts[budget.name] == nil, ledger.accounts.count >= Self.maxBudgets {
                 return .failure(.conflict("there are already \(Self.maxBudgets) budgets, the most a daemon keeps: remove one first"))
             }

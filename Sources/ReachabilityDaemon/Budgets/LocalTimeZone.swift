@@ -1,4 +1,5 @@
 import Glibc
+import ReachabilityCore
 
 /// Local time as the C library knows it, for budget cycles (which start at local midnight).
 ///
@@ -43,10 +44,6 @@ enum LocalTimeZone {
             rest = rest.dropFirst(letters.count)
         }
         guard let next = rest.first else { return false }
-        return next == "+" || next == "-" || next.isASCIIDigitForZone
+        return next == "+" || next == "-" || next.isASCIIDigit
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigitForZone: Bool { isASCII && isNumber }
 }

@@ -206,25 +206,24 @@ public struct QueueEvent: Sendable {
 
     init?(line: [UInt8]) {
         jsonLine = String(decoding: line, as: UTF8.self)
-        guard let head = try? QueueJSON.decode(LineHead.self, from: Data(line)) else { return nil }
-        if head.type == "job" {
-            guard let event = try? QueueJSON.decode(JobLine.self, from: Data(line)) else { return nil }
-            job = event.job
-        } else if head.type == "path" {
-            pathSummary = head.summary
-        } else if head.type == "dropped" {
-            droppedMessage = head.message ?? "dropped"
+        // One decoding a line: a job line's job, or the few words a path or a drop line carries.
+        guard let decoded = try? QueueJSON.decode(Line.self, from: Data(line)) else { return nil }
+        switch decoded.type {
+        case "job":
+            guard let job = decoded.job else { return nil }
+            self.job = job
+        case "path": pathSummary = decoded.summary
+        case "dropped": droppedMessage = decoded.message ?? "dropped"
+        default: break
         }
     }
 
-    /// What every line has (its type) and the few words a path or a drop line carries.
-    private struct LineHead: Decodable {
+    private struct Line: Decodable {
         var type: String
+        var job: QueueJob?
         var summary: String?
         var message: String?
     }
-
-    private struct JobLine: Decodable { var job: QueueJob }
 }
 
 /// Why a call to the daemon failed: none listens, it refused (with its status and message), or

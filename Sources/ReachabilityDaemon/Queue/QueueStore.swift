@@ -225,7 +225,7 @@ final class QueueStore: Sendable {
 
     // MARK: Errors
 
-    func read<T: Sendable>(_ doing: String, _ body: (SQLiteConnection) throws -> T) throws(QueueError) -> T {
+    private func read<T: Sendable>(_ doing: String, _ body: (SQLiteConnection) throws -> T) throws(QueueError) -> T {
         do { return try reader.sync(body) } catch { throw Self.queueError(error, doing: doing) }
     }
 
