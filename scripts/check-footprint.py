@@ -5,13 +5,14 @@ Builds the .deb with scripts/package-deb.sh (release, static Swift runtime, stri
 REACH_DEB), unpacks it and measures what it ships: each binary's size, ICU's locale
 data in any of them (`icudt`), the GIO module's NEEDED libraries (GLib, GIO, json-glib and libc
 only), the .deb's size and what it installs; then runs the shipped binaries: `reach watch` idle,
-the daemon idle, and the daemon with 10,000 downloads waiting in its engine, each in a network
-namespace of its own, and reads VmRSS, RssAnon and RssFile from /proc/PID/status.
+the daemon idle, with 10,000 downloads waiting in its engine, after cancelling them, and started
+again over those 10,000 finished jobs (which it must not load), each in a network namespace of
+its own, and reads VmRSS, RssAnon and RssFile from /proc/PID/status.
 
 Fails when a figure is over its limit in scripts/footprint-limits.conf, printing the whole
 table either way; writes the figures as JSON (scripts/bench/results/footprint-*.json).
 Standard library only; needs root (namespaces)."""
-import glob, http.client, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
+import glob, http.client, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import uplink_namespace  # noqa: E402
@@ -146,6 +147,8 @@ def measure_running(tree, work):
         figures["daemon"] = settled(daemon.pid)
         connection = UnixConnection(sock)
         jobs = 10_000
+        # Their directory exists: a download whose directory does not fails at once.
+        os.makedirs(os.path.join(work, "jobs"), exist_ok=True)
         for index in range(jobs):
             body = json.dumps({"workingDirectory": work, "job": {
                 "kind": "download", "constraints": {"when": "wired"},
@@ -157,9 +160,63 @@ def measure_running(tree, work):
                 sys.exit(f"check-footprint: job {index} was refused: HTTP {response.status} {answer[:200]!r}")
         figures["daemon_10000_jobs"] = settled(daemon.pid, 3.0)
         figures["jobs"] = jobs
+        waiting = list_jobs(sock, "state=paused&view=summary")
+        if waiting != jobs:
+            sys.exit(f"check-footprint: {waiting} of the {jobs} downloads wait (paused) for a wired network; all should")
+        started = time.monotonic()
+        cancel_all(sock, jobs)
+        figures["cancel_seconds"] = round(time.monotonic() - started, 2)
+        figures["daemon_after_finishing"] = settled(daemon.pid, 3.0)
+        os.kill(daemon.pid, signal.SIGTERM)
+        daemon.wait(timeout=30)
+    # The same state directory again: 10,000 finished jobs in the database, none in memory.
+    with open(os.path.join(work, "daemon-again.log"), "wb") as log:
+        daemon = start(argv, log)
+        wait_for_socket(sock, daemon)
+        figures["daemon_10000_finished"] = settled(daemon.pid)
+        started = time.monotonic()
+        listed = list_jobs(sock, "state=cancelled&view=summary")
+        figures["list_10000_finished_seconds"] = round(time.monotonic() - started, 3)
+        if listed != jobs:
+            sys.exit(f"check-footprint: the restarted daemon listed {listed} cancelled jobs, not {jobs}")
         os.kill(daemon.pid, signal.SIGTERM)
         daemon.wait(timeout=30)
     return figures
+
+
+def cancel_all(sock, jobs, clients=8):
+    """Cancels jobs 1...jobs, from `clients` connections at once (their commits share fsyncs)."""
+    failures = []
+
+    def cancel(first):
+        connection = UnixConnection(sock)
+        for job in range(first, jobs + 1, clients):
+            connection.request("POST", f"/v1/jobs/{job}/cancel")
+            response = connection.getresponse()
+            answer = response.read()
+            if response.status != 200:
+                connection.request("GET", f"/v1/jobs/{job}")
+                detail = connection.getresponse().read()
+                failures.append(f"job {job}: HTTP {response.status} {answer[:200]!r}; the job: {detail[:600]!r}")
+                return
+
+    threads = [threading.Thread(target=cancel, args=(first,)) for first in range(1, clients + 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if failures:
+        sys.exit(f"check-footprint: a cancel was refused: {failures[0]}")
+
+
+def list_jobs(sock, query):
+    connection = UnixConnection(sock)
+    connection.request("GET", f"/v1/jobs?{query}")
+    response = connection.getresponse()
+    answer = response.read()
+    if response.status != 200:
+        sys.exit(f"check-footprint: GET /v1/jobs?{query}: HTTP {response.status} {answer[:200]!r}")
+    return len(json.loads(answer)["jobs"])
 
 
 def mib(value):
@@ -199,6 +256,13 @@ def main():
                  f"10,000 waiting downloads; anon {mib(loaded['RssAnon'])}, file {mib(loaded['RssFile'])}"))
     per_job = max(0, loaded["VmRSS"] - idle["VmRSS"]) // running["jobs"]
     rows.append(("per_waiting_job", per_job, f"{per_job / 1024:.2f} KiB", "(RSS with 10,000 - idle) / 10,000"))
+    after, finished = running["daemon_after_finishing"], running["daemon_10000_finished"]
+    rows.append(("daemon_rss_after_cancelling", after["VmRSS"], mib(after["VmRSS"]),
+                 f"the 10,000 cancelled ({running['cancel_seconds']} s), same process; anon {mib(after['RssAnon'])}"))
+    rows.append(("daemon_rss_10000_finished", finished["VmRSS"], mib(finished["VmRSS"]),
+                 f"restarted over them; anon {mib(finished['RssAnon'])}; listing them took {running['list_10000_finished_seconds']} s"))
+    per_finished = max(0, finished["VmRSS"] - idle["VmRSS"]) // running["jobs"]
+    rows.append(("per_finished_job", per_finished, f"{per_finished} B", "(RSS restarted over 10,000 finished - idle) / 10,000"))
     gio_needed = needed(binaries["gio_module"])
     extra = sorted(set(gio_needed) - GIO_ALLOWED)
     failures = [name for name, value, _, _ in rows if name in allowed and value > allowed[name][0]]

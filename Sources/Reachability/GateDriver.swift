@@ -24,13 +24,18 @@ final class GateDriver<E: GatedExecutor> {
     private var isRunning = false
     private var everStarted = false
 
-    init(gate: TransferGate, executor: E, transfer: Transfer, onEvent: @escaping @Sendable (TransferGate.Event) -> Void) {
+    init(
+        gate: TransferGate, executor: E, transfer: Transfer, handover: TransferGateWait.Handover? = nil,
+        onEvent: @escaping @Sendable (TransferGate.Event) -> Void
+    ) {
         self.gate = gate
         self.executor = executor
         self.onEvent = onEvent
         let (inputs, feed) = AsyncStream.makeStream(of: GateInbox<E.Output>.Input.self)
         self.inputs = inputs
-        inbox = GateInbox(feed: feed, state: TransferGateState(policy: gate.policy, transfer: transfer))
+        var state = handover?.gate ?? TransferGateState(policy: gate.policy, transfer: transfer)
+        state.transfer = transfer
+        inbox = GateInbox(feed: feed, state: state, lastReason: handover?.lastReason)
     }
 
     func drive() async throws -> E.Output {

@@ -31,9 +31,10 @@ final class GateInbox<Output: Sendable>: Sendable {
     private let feed: AsyncStream<Input>.Continuation
     private let state: Mutex<State>
 
-    init(feed: AsyncStream<Input>.Continuation, state gate: TransferGateState) {
+    /// An inbox deciding by `gate`; `lastReason` is the wait already told (by a ``TransferGateWait``).
+    init(feed: AsyncStream<Input>.Continuation, state gate: TransferGateState, lastReason: TransferWaitReason? = nil) {
         self.feed = feed
-        state = Mutex(State(gate: gate))
+        state = Mutex(State(gate: gate, lastReason: lastReason))
     }
 
     /// Queues `input` for the task; false once the inbox is finished.

@@ -144,7 +144,14 @@ public final class TransferGate: Sendable {
     public func drive<E: GatedExecutor>(
         _ executor: E, _ transfer: Transfer = Transfer(), onEvent: @escaping @Sendable (Event) -> Void = { _ in }
     ) async throws -> E.Output {
-        let driver = GateDriver(gate: self, executor: executor, transfer: transfer, onEvent: onEvent)
+        try await drive(executor, transfer, handover: nil, onEvent: onEvent)
+    }
+
+    /// ``drive(_:_:onEvent:)`` from what a ``TransferGateWait`` judged, when one came first.
+    func drive<E: GatedExecutor>(
+        _ executor: E, _ transfer: Transfer, handover: TransferGateWait.Handover?, onEvent: @escaping @Sendable (Event) -> Void
+    ) async throws -> E.Output {
+        let driver = GateDriver(gate: self, executor: executor, transfer: transfer, handover: handover, onEvent: onEvent)
         do {
             let result = try await driver.drive()
             await driver.shutDown()

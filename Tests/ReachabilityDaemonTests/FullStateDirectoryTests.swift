@@ -75,7 +75,7 @@ struct FullStateDirectoryTests {
         queue = try openQueue()
         for id in cancelled { #expect(try queue.job(id).state == .cancelled) }
         for id in refusedCancels { #expect(try queue.job(id).reason?.code == "notBefore") }
-        #expect(queue.list().count == held.count + added.count)
+        #expect(try queue.list().count == held.count + added.count)
         #expect(try queue.integrityCheck() == "ok")
         await queue.shutdown()
     }

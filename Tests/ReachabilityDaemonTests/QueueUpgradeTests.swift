@@ -40,7 +40,7 @@ struct QueueUpgradeTests {
         #expect(before == ["1 paused", "2 paused", "3 paused", "4 succeeded", "5 cancelled", "6 failed"])
         let queue = try queue(directory)
         try queue.start()
-        let jobs = queue.list()
+        let jobs = try queue.list()
         #expect(jobs.map(\.id) == [1, 2, 3, 4, 5, 6])
         #expect(jobs[0].spec.download?.headers == ["X-Fixture: one"])
         #expect(jobs[0].spec.constraints.when == "wired")

@@ -42,6 +42,19 @@ private final class Job: Sendable {
     }
 }
 
+/// Finishes at once with the network it was started on; counts its starts.
+private final class NetworkReporter: GatedExecutor {
+    let starts = Mutex(0)
+    func start(_ run: GateRun, finished: @escaping @Sendable (Result<String, any Error>) -> Void) async {
+        starts.withLock { $0 += 1 }
+        finished(.success(run.network.interface?.name ?? "none"))
+    }
+    func stop(_ reason: TransferWaitReason) async {}
+    func shutDown() async {}
+    func transfer(updating transfer: Transfer) -> Transfer { transfer }
+    var restartsWhenNetworkMoves: Bool { false }
+}
+
 @Suite("TransferGate")
 struct TransferGateTests {
     private func monitor(_ source: FakeNetworkSource) throws -> NetworkMonitor {
@@ -72,6 +85,52 @@ struct TransferGateTests {
         let result = try await outcome.value
         #expect(result == "finished in run 2")
         #expect(log.all == [.started, .paused(.cellularNotAllowed), .waiting(.settling(remaining: .seconds(3))), .resumed])
+    }
+
+    /// A wait holds no task: it decides each network where it arrives, tells a new reason once,
+    /// and hands its settling time over to the driver that takes over from it.
+    @Test func aWaitTellsEachReasonOnceAndHandsItsSettlingToTheDriver() async throws {
+        let source = FakeNetworkSource(initial: snapshot("cell0"))
+        let clock = TestClock()
+        let gate = TransferGate(monitor: try monitor(source), policy: TransferPolicy(allowsCellular: false, resumeAfter: .seconds(3)), clock: clock)
+        let log = EventLog()
+        let (ready, readyFeed) = AsyncStream.makeStream(of: TransferGateWait.self)
+        let wait = gate.prepareWait(Transfer(), onEvent: log.record)
+        wait.begin { wait in readyFeed.yield(wait) }
+        await log.wait(for: .waiting(.cellularNotAllowed))
+        source.send(snapshot("wifi0"))
+        var handed = ready.makeAsyncIterator()
+        let over = try #require(await handed.next())
+        #expect(over === wait)
+        let executor = NetworkReporter()
+        let outcome = Task { try await gate.drive(executor, after: over, onEvent: log.record) }
+        // The wait saw the cellular refusal: Wi-Fi must settle before the first start.
+        await log.wait(for: .waiting(.settling(remaining: .seconds(3))))
+        #expect(executor.starts.withLock { $0 } == 0)
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(3))
+        #expect(try await outcome.value == "wifi0")
+        #expect(log.all == [.waiting(.cellularNotAllowed), .waiting(.settling(remaining: .seconds(3))), .started])
+    }
+
+    /// A cancelled wait tells nothing more and never calls back.
+    @Test func aCancelledWaitIsSilent() async throws {
+        let source = FakeNetworkSource(initial: snapshot("cell0"))
+        let monitor = try monitor(source)
+        let gate = TransferGate(monitor: monitor, policy: TransferPolicy(allowsCellular: false), clock: TestClock())
+        let log = EventLog()
+        let called = Mutex(false)
+        let wait = gate.prepareWait(Transfer(), onEvent: log.record)
+        wait.begin { _ in called.withLock { $0 = true } }
+        await log.wait(for: .waiting(.cellularNotAllowed))
+        wait.cancel()
+        source.send(snapshot("wifi0"))
+        // The monitor's next path, seen by a gate of its own, proves Wi-Fi was published.
+        let probe = TransferGate(monitor: monitor, policy: TransferPolicy(allowsCellular: false), clock: TestClock())
+        _ = try await probe.waitUntilAllowed()
+        wait.cancel()
+        #expect(!called.withLock { $0 })
+        #expect(log.all == [.waiting(.cellularNotAllowed)])
     }
 
     @Test func waitsBeforeTheFirstStart() async throws {

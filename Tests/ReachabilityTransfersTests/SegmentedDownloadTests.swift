@@ -180,9 +180,9 @@ struct SegmentedDownloadTests {
             #expect(fileBytes(destination) == bytes)
             #expect(result.restarts == 1)
             #expect(result.sha256 == (try sha256sum(server.root + "/changed.bin")))
-            let gets = try server.requests().filter { $0.method == "GET" }
             // A ranged request with the old ETag in If-Range got the whole (new) resource.
-            #expect(gets.contains { $0.ifRange == "\"v1\"" && $0.status == 200 })
+            let wholeAgain = { (logged: [LoggedRequest]) in logged.contains { $0.method == "GET" && $0.ifRange == "\"v1\"" && $0.status == 200 } }
+            #expect(wholeAgain(try await server.requests(until: wholeAgain)))
         }
     }
 

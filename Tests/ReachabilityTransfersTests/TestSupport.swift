@@ -177,6 +177,17 @@ final class TestServer {
 
     func destination(_ name: String) -> String { scratch + "/" + name }
 
+    /// The requests logged once `condition` holds of them (or after about 5 s): the server logs
+    /// a request when its response ends, which may be after the client has what it needs.
+    func requests(until condition: ([LoggedRequest]) -> Bool) async throws -> [LoggedRequest] {
+        for _ in 0..<250 {
+            let logged = try requests()
+            if condition(logged) { return logged }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try requests()
+    }
+
     /// The requests logged so far.
     func requests() throws -> [LoggedRequest] {
         guard let data = FileManager.default.contents(atPath: logPath) else { return [] }

@@ -113,7 +113,7 @@ struct QueueAPI: Sendable {
         }
         let view = QueueListView(rawValue: request.query["view"] ?? QueueListView.full.rawValue)
         guard QueueListView.all.contains(view) else { return Self.failure(400, "badRequest", "view: expected full or summary") }
-        return .json(status: 200, queue.listJSON(states: states, view: view))
+        do { return .json(status: 200, try queue.listJSON(states: states, view: view)) } catch { return Self.error(error) }
     }
 
     private func add(_ request: ControlRequest) async -> ControlResponse {

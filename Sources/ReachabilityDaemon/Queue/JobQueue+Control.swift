@@ -90,7 +90,10 @@ extension JobQueue {
     }
 
     private func unfinishedEntry(_ id: Int64, doing: String) throws(QueueError) -> QueueEntry {
-        guard let entry = state.withLock({ $0.entries[id]?.value }) else { throw .notFound(id) }
+        guard let entry = state.withLock({ $0.entries[id]?.value }) else {
+            // Not held: finished (read from the database), or unknown.
+            throw .conflict("cannot \(doing) job \(id): it \(try job(id).state) already")
+        }
         guard !entry.job.state.isFinal else { throw .conflict("cannot \(doing) job \(id): it \(entry.job.state) already") }
         return entry
     }

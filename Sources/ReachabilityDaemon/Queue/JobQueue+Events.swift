@@ -47,6 +47,8 @@ extension JobQueue {
         }
         if stateChanged, let changed { observer?.jobChanged(changed, from: entry.state, previousCode: entry.code) }
         if queueState.isFinal && entry.kind == .command { children.forget(job: id) }
+        // The queue keeps the finished job (in its database): the engine need not.
+        if queueState.isFinal { engine.forget(event.id) }
         state.withLock { state in
             guard let index = state.entries.index(forKey: id) else { return }
             var released: DestinationKey?
@@ -116,7 +118,11 @@ extension JobQueue {
         // Queued under the lock, so the store receives one job's changes in the order made.
         if write {
             let line = history ? QueueStore.HistoryEntry(at: now, state: entry.job.state.rawValue, reason: note ?? entry.job.reason?.message) : nil
-            writer.enqueue(.save(entry.job, history: line))
+            // A finished job leaves memory once its final state is committed: from then on the
+            // database answers for it (``job(_:)``, lists), and 10,000 finished jobs cost no RAM.
+            let (id, version) = (entry.job.id, entry.version)
+            let leaves: (@Sendable () -> Void)? = entry.job.state.isFinal ? { @Sendable [weak self] in self?.forgetFinished(id, version: version) ?? () } : nil
+            writer.enqueue(.save(entry.job, history: line), afterCommit: leaves)
         }
         // Told under the lock too, so subscribers see one job's changes in order. Not a reason
         // whose words alone changed, for the reason it is not written: the path line that moved
@@ -126,6 +132,17 @@ extension JobQueue {
             for subscriber in subscribers { subscriber.yield(entry.job) }
         }
         return entry.job
+    }
+
+    /// Lets go of a finished job whose final state (its `version`) is committed; what the engine
+    /// held for it (its destination file) is released with it.
+    func forgetFinished(_ id: Int64, version: Int) {
+        state.withLock { state in
+            guard let entry = state.entries[id]?.value, entry.version == version, entry.job.state.isFinal else { return }
+            state.entries[id] = nil
+            state.finishedCounts[entry.job.state, default: 0] += 1
+            if let key = entry.destinationKey, state.destinations[key] == id { state.destinations[key] = nil }
+        }
     }
 
     /// What a change may change of a job (never its id, spec or creation), compared before and

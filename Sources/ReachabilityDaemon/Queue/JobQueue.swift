@@ -8,7 +8,9 @@ import Synchronization
 /// ``TransferEngine``, commands run under a ``TransferGate``, every job and its history in an
 /// SQLite database. A job is committed to disk before ``add(_:workingDirectory:)`` returns;
 /// after a crash, ``start()`` takes every unfinished job up again where it stopped (a download
-/// from its partial file), and a finished job never runs again.
+/// from its partial file), and a finished job never runs again. Only unfinished jobs are held in
+/// memory: a finished one leaves it once its final state is committed, and lists and look-ups
+/// read it from the database.
 ///
 /// ```swift
 /// let queue = try JobQueue(configuration: .init(stateDirectory: "/var/lib/reach"), monitor: NetworkMonitor())
@@ -45,7 +47,10 @@ public final class JobQueue: Sendable {
     }
 
     struct State: Sendable {
+        /// The unfinished jobs, and finished ones until their final state is committed.
         var entries: [Int64: OutOfLine<QueueEntry>] = [:]
+        /// Finished jobs per final state that ``entries`` no longer holds.
+        var finishedCounts: [JobStatus: Int] = [:]
         var subscribers: [Int: AsyncStream<QueueJob>.Continuation] = [:]
         var nextSubscriber = 0
         var isStopping = false
@@ -101,7 +106,8 @@ public final class JobQueue: Sendable {
     /// Loads the queue, ends the commands a crashed daemon left running, and takes up every
     /// unfinished job; call once.
     public func start() throws(QueueError) {
-        let stored = try store.all()
+        let stored = try store.unfinished()
+        let finishedCounts = try store.finishedCounts()
         for (job, pid) in children.endLeftovers() {
             QueueLog.notice("ended the command of job \(job) (process group \(pid)) that the previous daemon left running")
         }
@@ -119,7 +125,10 @@ public final class JobQueue: Sendable {
                 lastTaken = taken
             }
         }
-        state.withLock { $0.consumer = consumer }
+        state.withLock { state in
+            state.consumer = consumer
+            state.finishedCounts = finishedCounts
+        }
         for item in stored { restore(item) }
         state.withLock { $0.isLoaded = true }
     }
@@ -158,26 +167,43 @@ public final class JobQueue: Sendable {
         return job
     }
 
-    /// Every job, oldest first; with `states`, only those.
-    public func list(states: Set<JobStatus>? = nil) -> [QueueJob] {
-        let jobs = state.withLock { state in state.entries.values.map(\.value.job) }
-        return jobs.filter { states?.contains($0.state) ?? true }.sorted { $0.id < $1.id }
+    /// Every job, oldest first; with `states`, only those. Finished jobs are read from the
+    /// database.
+    /// - Throws: ``QueueError`` when the database cannot be read.
+    public func list(states: Set<JobStatus>? = nil) throws(QueueError) -> [QueueJob] {
+        let held = state.withLock { state in state.entries.values.map(\.value.job) }
+        var jobs = Dictionary(held.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for job in try finishedInStore(states) { jobs[job.id] = job }
+        return jobs.values.filter { states?.contains($0.state) ?? true }.sorted { $0.id < $1.id }
+    }
+
+    /// The finished jobs of `states` (every state when nil) the database holds. Read after the
+    /// memory's: a job that finished between the two reads is in one of them, and the
+    /// database's row, final, is the newer.
+    private func finishedInStore(_ states: Set<JobStatus>?) throws(QueueError) -> [QueueJob] {
+        let wanted = states ?? Set(JobStatus.all)
+        // Every finished job memory no longer holds is counted: none of these states, no read.
+        let stored = state.withLock { state in QueueStore.finalStates.contains { wanted.contains($0) && state.finishedCounts[$0, default: 0] > 0 } }
+        guard stored else { return [] }
+        return try store.finished(in: wanted)
     }
 
     /// ``list(states:)`` as the JSON of a ``QueueJobList`` (or, for the summary view, of a
     /// ``QueueJobSummaryList``). Each job's JSON is kept until it changes, so listing 1,000 idle
     /// jobs encodes none of them again.
-    public func listJSON(states: Set<JobStatus>? = nil, view: QueueListView = .full) -> [UInt8] {
-        if view == .summary { return listJSON(states: states, cache: \.encodedSummary) { try QueueJSON.encode($0.summary) } }
-        return listJSON(states: states, cache: \.encoded) { try QueueJSON.encode($0) }
+    /// - Throws: ``QueueError`` when the database cannot be read.
+    public func listJSON(states: Set<JobStatus>? = nil, view: QueueListView = .full) throws(QueueError) -> [UInt8] {
+        if view == .summary { return try listJSON(states: states, cache: \.encodedSummary) { try QueueJSON.encode($0.summary) } }
+        return try listJSON(states: states, cache: \.encoded) { try QueueJSON.encode($0) }
     }
 
     /// The list, each job encoded by `encode` or taken from its entry's `cache`. Under the lock
     /// only small items are gathered (an id and the cached bytes, or the job to encode).
+    /// Finished jobs read from the database are encoded each time (nothing of them is kept).
     private func listJSON(
         states: Set<JobStatus>?, cache: WritableKeyPath<QueueEntry, [UInt8]?>, encode: (QueueJob) throws -> Data
-    ) -> [UInt8] {
-        enum Item { case cached([UInt8]), fresh(QueueJob, version: Int) }
+    ) throws(QueueError) -> [UInt8] {
+        enum Item { case cached([UInt8]), fresh(QueueJob, version: Int), stored(QueueJob) }
         var items = state.withLock { state -> [(id: Int64, item: Item)] in
             var items: [(id: Int64, item: Item)] = []
             items.reserveCapacity(state.entries.count)
@@ -190,6 +216,12 @@ public final class JobQueue: Sendable {
                 }
             }
             return items
+        }
+        let stored = try finishedInStore(states)
+        if !stored.isEmpty {
+            let storedIDs = Set(stored.map(\.id))
+            items.removeAll { storedIDs.contains($0.id) }
+            items += stored.map { ($0.id, .stored($0)) }
         }
         items.sort { $0.id < $1.id }
         var fresh: [(id: Int64, version: Int, json: [UInt8])] = []
@@ -204,6 +236,9 @@ public final class JobQueue: Sendable {
                 guard let data = try? encode(job) else { continue }
                 part = Array(data)
                 fresh.append((id, version, part))
+            case .stored(let job):
+                guard let data = try? encode(job) else { continue }
+                part = Array(data)
             }
             if index > 0 && body.last != 0x5B { body.append(0x2C) }
             body += part
@@ -217,9 +252,11 @@ public final class JobQueue: Sendable {
         return body
     }
 
-    /// The job with `id`.
+    /// The job with `id` (a finished one read from the database).
     public func job(_ id: Int64) throws(QueueError) -> QueueJob {
-        guard let job = state.withLock({ $0.entries[id]?.value.job }) else { throw .notFound(id) }
+        if let job = state.withLock({ $0.entries[id]?.value.job }) { return job }
+        // Not held: finished (committed before it left memory), or unknown.
+        guard let job = try store.job(id) else { throw .notFound(id) }
         return job
     }
 
@@ -256,6 +293,7 @@ public final class JobQueue: Sendable {
         state.withLock { state in
             var counts = Dictionary(uniqueKeysWithValues: JobStatus.all.map { ($0, 0) })
             for entry in state.entries.values { counts[entry.value.job.state, default: 0] += 1 }
+            for (status, count) in state.finishedCounts { counts[status, default: 0] += count }
             return counts
         }
     }

@@ -180,6 +180,48 @@ final class QueueStore: Sendable {
         }
     }
 
+    /// Every job not finished, oldest first: what the queue holds in memory. A state this
+    /// version does not know is among them, and refused (``storedJob(_:)``).
+    func unfinished() throws(QueueError) -> [StoredJob] {
+        try read("read the queue") { db in
+            try db.rows("SELECT * FROM job WHERE state NOT IN (\(Self.placeholders(Self.finalStates.count))) ORDER BY id", Self.finalStates.map(\.rawValue))
+                .map(Self.storedJob)
+        }
+    }
+
+    /// The finished jobs in `states` (final states only), oldest first.
+    func finished(in states: Set<JobStatus>) throws(QueueError) -> [QueueJob] {
+        let wanted = Self.finalStates.filter(states.contains)
+        guard !wanted.isEmpty else { return [] }
+        // The first term is the partial index's own condition (v4), so SQLite reads the index
+        // of finished jobs instead of every row.
+        return try read("read the finished jobs") { db in
+            try db.rows("SELECT * FROM job WHERE \(Self.isFinished) AND state IN (\(Self.placeholders(wanted.count))) ORDER BY id", wanted.map(\.rawValue))
+                .map { row in try Self.storedJob(row).job }
+        }
+    }
+
+    /// The job with `id`, if there is one.
+    func job(_ id: Int64) throws(QueueError) -> QueueJob? {
+        try read("read job \(id)") { db in try db.rows("SELECT * FROM job WHERE id = ?", [id]).first.map { row in try Self.storedJob(row).job } }
+    }
+
+    /// Finished jobs per final state.
+    func finishedCounts() throws(QueueError) -> [JobStatus: Int] {
+        try read("count the finished jobs") { db in
+            var counts: [JobStatus: Int] = [:]
+            let rows = try db.rows("SELECT state, count(*) AS n FROM job WHERE \(Self.isFinished) GROUP BY state")
+            for row in rows { counts[JobStatus(rawValue: try row.get("state")), default: 0] += try row.get("n", as: Int.self) }
+            return counts
+        }
+    }
+
+    static let finalStates = JobStatus.all.filter(\.isFinal)
+    /// The finished jobs' condition, as the partial index `job_finished` (v4) spells it.
+    static let isFinished = "state IN ('succeeded', 'failed', 'cancelled')"
+
+    private static func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
+
     /// A job's history, oldest first.
     func history(of id: Int64) throws(QueueError) -> [HistoryEntry] {
         try read("read job \(id)'s history") { db in
@@ -299,9 +341,12 @@ enum QueueMigrations {
                         bootID TEXT NOT NULL
                     );
                     """)
-        // Nothing reads jobs by state (the queue keeps them in memory), and the index cost
-        // every add and every change two more pages of log, copied again at each checkpoint.
+        // An index on every job's state cost every add and every change two more pages of log,
+        // copied again at each checkpoint (finished jobs have an index of their own: v4).
         migrator.register("v3: no index on a job's state", sql: "DROP INDEX IF EXISTS job_by_state")
+        // Finished jobs are read from the database (the queue holds only unfinished ones): an
+        // index of them alone, changed once per job (when it finishes), not at every change.
+        migrator.register("v4: an index of finished jobs", sql: "CREATE INDEX job_finished ON job(id) WHERE \(QueueStore.isFinished)")
         return migrator
     }
 }

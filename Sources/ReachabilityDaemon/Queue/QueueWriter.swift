@@ -19,12 +19,19 @@ final class QueueWriter: Sendable {
     private struct Pending: Sendable {
         var write: QueueStore.Write
         var done: CheckedContinuation<Int64?, any Error>?
+        var afterCommit: (@Sendable () -> Void)?
+    }
+
+    /// An unawaited change a failed batch left, with what is to be done once it is written.
+    private struct Retry: Sendable {
+        var write: QueueStore.Write
+        var afterCommit: (@Sendable () -> Void)?
     }
 
     private struct State: Sendable {
         var pending: [Pending] = []
         /// Unawaited changes a failed batch left, to be written before anything newer.
-        var retrying: [QueueStore.Write] = []
+        var retrying: [Retry] = []
         var isFlushing = false
         var isDelayArmed = false
         /// Batches taken so far: a delay that sees a batch taken since it was armed waits again
@@ -46,14 +53,17 @@ final class QueueWriter: Sendable {
 
     init(store: QueueStore) { self.store = store }
 
-    /// Queues `write`; it reaches the database with the next batch.
-    func enqueue(_ write: QueueStore.Write) { add(Pending(write: write, done: nil)) }
+    /// Queues `write`; it reaches the database with the next batch. `afterCommit` runs on the
+    /// writer's queue once it is committed (after a retry, if the first batch failed).
+    func enqueue(_ write: QueueStore.Write, afterCommit: (@Sendable () -> Void)? = nil) {
+        add(Pending(write: write, done: nil, afterCommit: afterCommit))
+    }
 
     /// Writes `write` with the next batch and returns once it is committed: an insert's id, or
     /// nil. Throws the store's error (nothing of it was recorded).
     func commit(_ write: QueueStore.Write) async throws(QueueError) -> Int64? {
         do {
-            return try await withCheckedThrowingContinuation { continuation in add(Pending(write: write, done: continuation)) }
+            return try await withCheckedThrowingContinuation { continuation in add(Pending(write: write, done: continuation, afterCommit: nil)) }
         } catch let error as QueueError {
             throw error
         } catch {
@@ -130,7 +140,7 @@ final class QueueWriter: Sendable {
     /// waits for the writer (the budgets' checkpoints), or stops when nothing is waiting. After a
     /// failure it stops and arms the retry timer, unless newer changes are already waiting.
     private func flushBatch(_ db: SQLiteConnection) {
-        let (retrying, batch) = state.withLock { state -> ([QueueStore.Write], [Pending]) in
+        let (retrying, batch) = state.withLock { state -> ([Retry], [Pending]) in
             defer {
                 state.retrying = []
                 state.pending = []
@@ -141,9 +151,11 @@ final class QueueWriter: Sendable {
         var retryDelay: Duration?
         if !retrying.isEmpty || !batch.isEmpty {
             do {
-                let ids = try QueueStore.write(retrying + batch.map(\.write), in: db)
+                let ids = try QueueStore.write(retrying.map(\.write) + batch.map(\.write), in: db)
                 state.withLock { $0.failures = 0 }
                 for (pending, id) in zip(batch, ids.dropFirst(retrying.count)) { pending.done?.resume(returning: id) }
+                for retry in retrying { retry.afterCommit?() }
+                for pending in batch { pending.afterCommit?() }
                 // After the callers are resumed: the checkpoint runs on a connection of its own.
                 store.checkpointer.committed()
             } catch {
@@ -153,7 +165,7 @@ final class QueueWriter: Sendable {
                 // else shared the batch.
                 for pending in batch { pending.done?.resume(throwing: QueueStore.queueError(error, doing: pending.write.doing)) }
                 retryDelay = state.withLock { state -> Duration in
-                    state.retrying = retrying + batch.filter { $0.done == nil }.map(\.write)
+                    state.retrying = retrying + batch.filter { $0.done == nil }.map { Retry(write: $0.write, afterCommit: $0.afterCommit) }
                     state.failures += 1
                     return min(.milliseconds(500) * (1 << min(state.failures - 1, 6)), .seconds(30))
                 }

@@ -15,24 +15,26 @@ public final class Download: Sendable {
     let downloader: Downloader
     let paths: TransferPaths
     let directory: DirectoryHandle
-    let tls: TLSConfiguration?
-    private let claim: String
+    /// Out of line: 234 bytes inline, nil for most downloads, and thousands of them may wait.
+    private let tlsConfiguration: OutOfLine<TLSConfiguration>?
+    var tls: TLSConfiguration? { tlsConfiguration?.value }
+    /// This download's hold on its destination (released when the last holder lets go).
+    let claim: DownloadClaim
     let state = Mutex(DownloadState())
 
     init(
         downloader: Downloader, request: DownloadRequest, url: TransferURL, paths: TransferPaths, directory: DirectoryHandle,
-        tls: TLSConfiguration?, claim: String
+        tls: TLSConfiguration?, claim: DownloadClaim
     ) {
         self.downloader = downloader
         self.request = request
         self.url = url
         self.paths = paths
         self.directory = directory
-        self.tls = tls
+        tlsConfiguration = tls.map(OutOfLine.init)
         self.claim = claim
     }
 
-    deinit { downloader.release(claim) }
 
     /// Where it stands: bytes on disk, the size when known, the counters.
     public var progress: DownloadProgress {

@@ -63,7 +63,12 @@ public final class Downloader: Sendable {
     /// the destination: its directory writable, nothing but a regular file in its place, no
     /// other download into it) and returns the download, ready to
     /// ``Download/run(byteLimit:admit:progress:)``.
-    public func prepare(_ request: DownloadRequest) throws(TransferError) -> Download {
+    public func prepare(_ request: DownloadRequest) throws(TransferError) -> Download { try prepare(request, claim: nil) }
+
+    /// ``prepare(_:)`` under a claim taken before (by an earlier ``prepare(_:)`` of the same
+    /// request, whose ``Download`` was let go while the job waited): refused when the
+    /// destination's directory is no longer the one that claim was taken in.
+    func prepare(_ request: DownloadRequest, claim existing: DownloadClaim?) throws(TransferError) -> Download {
         guard let url = TransferURL(request.url) else {
             throw TransferError(.invalidURL, url: Self.shown(request.url), detail: "only http and https URLs with a host (and a port in 1-65535) are supported")
         }
@@ -81,13 +86,23 @@ public final class Downloader: Sendable {
         try DestinationCheck.check(paths, in: directory, url: url.redacted)
         let tls = try HTTPClients.tlsConfiguration(caFile: request.caFile, url: url)
         let key = directory.identity + "/" + paths.name
-        guard claimed.withLock({ $0.insert(key).inserted }) else {
-            throw TransferError(.io, url: url.redacted, path: request.destination, detail: "another download into this path is running")
+        let claim: DownloadClaim
+        if let existing {
+            guard existing.key == key else {
+                throw TransferError(
+                    .notWritable, url: url.redacted, path: request.destination, detail: "refusing to use another directory than the one the download was added for at \(paths.directoryPath)")
+            }
+            claim = existing
+        } else {
+            guard claimed.withLock({ $0.insert(key).inserted }) else {
+                throw TransferError(.io, url: url.redacted, path: request.destination, detail: "another download into this path is running")
+            }
+            claim = DownloadClaim(key: key, downloader: self)
         }
-        return Download(downloader: self, request: request, url: url, paths: paths, directory: directory, tls: tls, claim: key)
+        return Download(downloader: self, request: request, url: url, paths: paths, directory: directory, tls: tls, claim: claim)
     }
 
-    func release(_ claim: String) {
+    fileprivate func release(_ claim: String) {
         _ = claimed.withLock { $0.remove(claim) }
     }
 
@@ -198,3 +213,18 @@ enum RequestBuilder {
     }
 }
 
+
+/// A download's hold on its destination file (its directory's identity and its name): while it
+/// lives, no other download of this downloader writes there. Kept by a waiting job in place of
+/// its whole ``Download``, which is made again when the job runs.
+final class DownloadClaim: Sendable {
+    let key: String
+    private let downloader: Downloader
+
+    fileprivate init(key: String, downloader: Downloader) {
+        self.key = key
+        self.downloader = downloader
+    }
+
+    deinit { downloader.release(key) }
+}

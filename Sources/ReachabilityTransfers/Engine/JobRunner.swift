@@ -27,7 +27,10 @@ final class JobRunner: Sendable {
     let engine: TransferEngine
     let id: JobID
     let job: TransferJob
-    let download: Download?
+    /// A download's hold on its destination from the start: its ``Download`` (800 bytes and
+    /// more, with its open directory) is made when it first runs, then kept across pauses.
+    private let downloadClaim: DownloadClaim?
+    private let preparedDownload = Mutex<Download?>(nil)
     private let hostKey: String
     let counters: Mutex<Counters>
     /// A command job's current attempt, and whether its user holds it.
@@ -40,13 +43,25 @@ final class JobRunner: Sendable {
         var waitingFor: TransferWaitReason?
     }
 
-    init(engine: TransferEngine, id: JobID, job: TransferJob, download: Download?, initial: Counters) {
+    init(engine: TransferEngine, id: JobID, job: TransferJob, downloadClaim: DownloadClaim?, initial: Counters) {
         self.engine = engine
         self.id = id
         self.job = job
-        self.download = download
+        self.downloadClaim = downloadClaim
         hostKey = job.host ?? ""
         counters = Mutex(initial)
+    }
+
+    /// The job's ``Download``, made on first use under its claim; nil for other work. Throws
+    /// when its destination can no longer be written (its directory moved, for one).
+    func download() throws(TransferError) -> Download? {
+        guard case .download(let request) = job.work, let downloadClaim else { return nil }
+        if let made = preparedDownload.withLock({ $0 }) { return made }
+        let made = try engine.downloader.prepare(request, claim: downloadClaim)
+        return preparedDownload.withLock { prepared in
+            if prepared == nil { prepared = made }
+            return prepared
+        }
     }
 
     func transfer(updating transfer: Transfer) -> Transfer {
@@ -66,7 +81,7 @@ final class JobRunner: Sendable {
         engine.update(id, state: .running, network: run.network)
         switch job.work {
         case .download:
-            guard let download else { return .none }
+            guard let download = try download() else { return .none }
             return .download(try await runDownload(download, run))
         case .upload(let request):
             return .upload(try await runUpload(request, run))

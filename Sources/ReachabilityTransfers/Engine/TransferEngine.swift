@@ -31,11 +31,12 @@ public final class TransferEngine: Sendable {
     }
 
     struct Record {
-        var job: TransferJob
         var event: JobEvent
         /// Dropped when the job finishes, and with it the download's claim on its destination.
         var runner: JobRunner?
         var task: Task<Void, Never>?
+        /// A transfer not yet allowed to start waits here, with no task (``TransferGateWait``).
+        var wait: TransferGateWait?
         var waiters: [CheckedContinuation<JobEvent?, Never>] = []
     }
 
@@ -99,18 +100,18 @@ public final class TransferEngine: Sendable {
         guard records.withLock({ $0[id] == nil }) else {
             throw TransferError(.invalidRequest, url: "", detail: "a job with id \(id) exists already")
         }
-        var download: Download?
+        var claim: DownloadClaim?
         var counters = JobRunner.Counters()
         switch job.work {
         case .download(let request):
             let prepared = try downloader.prepare(request)
-            download = prepared
             // The size from the part metadata, when an earlier run left one.
             let known = prepared.knownProgress()
             counters.remaining = known.remainingBytes
             counters.progress = known
-            // It may wait long, among thousands: its directory is opened again when it runs.
-            prepared.directory.park()
+            // It may wait long, among thousands: only its claim on the file is kept, and the
+            // download made again (in the directory checked now) when it runs.
+            claim = prepared.claim
         case .upload(let request):
             let estimate = try Uploader.estimate(request)
             counters.remaining = estimate.remaining
@@ -121,11 +122,11 @@ public final class TransferEngine: Sendable {
         case .command:
             break
         }
-        let runner = JobRunner(engine: self, id: id, job: job, download: download, initial: counters)
+        let runner = JobRunner(engine: self, id: id, job: job, downloadClaim: claim, initial: counters)
         let event = JobEvent(id: id, state: .queued, progress: counters.progress)
         if case .command = job.work { commandIDs.withLock { _ = $0.insert(id) } }
         records.withLock { records in
-            records[id] = OutOfLine(Record(job: job, event: event, runner: runner))
+            records[id] = OutOfLine(Record(event: event, runner: runner))
             hub.publish(event)
         }
         start(id)
@@ -173,8 +174,8 @@ public final class TransferEngine: Sendable {
     private func commandRunner(_ id: JobID) -> JobRunner? {
         guard commandIDs.withLock({ $0.contains(id) }) else { return nil }
         return records.withLock { records in
-            guard let record = records[id]?.value, !record.event.state.isFinal, case .command = record.job.work else { return nil }
-            return record.runner
+            guard let record = records[id]?.value, !record.event.state.isFinal, let runner = record.runner, case .command = runner.job.work else { return nil }
+            return runner
         }
     }
 
@@ -189,7 +190,7 @@ public final class TransferEngine: Sendable {
         }
         let paused = records.withLock { records in
             guard let record = records[id]?.value, case .paused(let reason) = record.event.state, reason == .byUser else { return false }
-            return record.task == nil
+            return record.task == nil && record.wait == nil
         }
         guard paused else { return false }
         update(id, state: .queued)
@@ -201,7 +202,7 @@ public final class TransferEngine: Sendable {
     @discardableResult
     public func cancel(_ id: JobID) async -> Bool {
         guard await stopRunner(id) else { return false }
-        records.withLock { $0[id]?.value.runner?.download }?.discardPartial()
+        (try? records.withLock { $0[id]?.value.runner }?.download())??.discardPartial()
         finish(id, state: .cancelled)
         return true
     }
@@ -209,16 +210,28 @@ public final class TransferEngine: Sendable {
     /// Cancels the job's runner, if it has one, and waits for it to end; false for an unknown
     /// or finished job.
     private func stopRunner(_ id: JobID) async -> Bool {
-        guard let task = records.withLock({ records -> Task<Void, Never>?? in
+        guard let (task, wait) = records.withLock({ records -> (Task<Void, Never>?, TransferGateWait?)? in
             guard let index = records.index(forKey: id), !records.values[index].value.event.state.isFinal else { return nil }
             return inPlace(&records.values[index].value) { record in
-                defer { record.task = nil }
-                return .some(record.task)
+                defer { (record.task, record.wait) = (nil, nil) }
+                return (record.task, record.wait)
             }
         }) else { return false }
+        wait?.cancel()
         task?.cancel()
         await task?.value
         return true
+    }
+
+    /// Drops a finished job's last event: ``status(of:)`` and ``result(of:)`` no longer know
+    /// it. For an owner that keeps jobs elsewhere (the daemon's queue, in its database), so
+    /// that finished jobs cost the engine nothing. An unfinished job is kept.
+    public func forget(_ id: JobID) {
+        records.withLock { records in
+            guard let record = records[id]?.value, record.event.state.isFinal, record.waiters.isEmpty else { return }
+            records[id] = nil
+        }
+        commandIDs.withLock { _ = $0.remove(id) }
     }
 
     /// Stops every job (as a pause: partial files kept, a download's progress recorded in its
@@ -226,14 +239,19 @@ public final class TransferEngine: Sendable {
     /// waits in ``result(of:)`` gets that event; nothing can be submitted or resumed afterwards.
     public func shutdown() async {
         isShutDown.store(true, ordering: .releasing)
-        let tasks = records.withLock { records in
+        let (tasks, waits) = records.withLock { records in
             // The keys copied first: changing the records while a view of them lives would copy them all.
-            Array(records.keys).compactMap { id -> Task<Void, Never>? in
-                let task = records[id]?.value.task
+            var (tasks, waits): ([Task<Void, Never>], [TransferGateWait]) = ([], [])
+            for id in Array(records.keys) {
+                if let task = records[id]?.value.task { tasks.append(task) }
+                if let wait = records[id]?.value.wait { waits.append(wait) }
                 records[id]?.value.task = nil
-                return task
+                records[id]?.value.wait = nil
             }
+            return (tasks, waits)
         }
+        // Outside the lock: a wait's network callback takes it.
+        for wait in waits { wait.cancel() }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         let stopped = records.withLock { records in
@@ -258,34 +276,66 @@ public final class TransferEngine: Sendable {
 
     // MARK: Running
 
+    /// Starts judging the job. A command runs under gates of its own, in a task; a transfer
+    /// first waits without one (``TransferGateWait``) until a network lets it start.
     private func start(_ id: JobID) {
         guard !isShutDown.load(ordering: .acquiring), let record = records.withLock({ $0[id]?.value }), let runner = record.runner else { return }
-        let gate = makeGate(record.job.policy, record.job.host)
-        let (makeGate, policy) = (self.makeGate, record.job.policy)
-        let task = Task { [self] in
-            do {
-                if case .command(let request) = runner.job.work {
+        if case .command(let request) = runner.job.work {
+            let (makeGate, policy) = (self.makeGate, runner.job.policy)
+            let task = Task { [self] in
+                await run(id) {
                     let termination = try await runner.runCommand(request) { makeGate(policy, nil) }
-                    finish(id, state: .succeeded, output: .command(termination))
-                    return
+                    return .command(termination)
                 }
-                let executor = JobExecutor(runner: runner)
-                let output = try await gate.drive(executor, runner.transfer(updating: Transfer()), onEvent: { [self] event in
-                    self.gateEvent(id, event)
-                })
-                finish(id, state: .succeeded, output: output)
-            } catch is CancellationError {
-                // Paused or cancelled by the user, or shut down: they set the state.
-            } catch let error as TransferError where error.kind == .cancelled && Task.isCancelled {
-                // The same, seen from inside a download.
-            } catch let error as TransferError {
-                finish(id, state: .failed(error))
-            } catch {
-                finish(id, state: .failed(TransferError(.io, url: "", detail: "\(error)")))
+            }
+            records.withLock { records in
+                if records[id]?.value.event.state.isFinal == false { records[id]?.value.task = task }
+            }
+            return
+        }
+        let gate = makeGate(runner.job.policy, runner.job.host)
+        let wait = gate.prepareWait(runner.transfer(updating: Transfer())) { [self] event in gateEvent(id, event) }
+        let kept = records.withLock { records -> Bool in
+            guard records[id]?.value.event.state.isFinal == false, records[id]?.value.task == nil else { return false }
+            records[id]?.value.wait = wait
+            return true
+        }
+        guard kept else { return }
+        wait.begin { [self] wait in drive(id, runner: runner, gate: gate, after: wait) }
+    }
+
+    /// The job's wait is over: its gate drives it from here, in a task of its own (unless it
+    /// was stopped meanwhile).
+    private func drive(_ id: JobID, runner: JobRunner, gate: TransferGate, after wait: TransferGateWait) {
+        records.withLock { records in
+            guard let index = records.index(forKey: id) else { return }
+            inPlace(&records.values[index].value) { record in
+                guard !record.event.state.isFinal, record.wait === wait else { return }
+                record.wait = nil
+                record.task = Task { [self] in
+                    await run(id) {
+                        let executor = JobExecutor(runner: runner)
+                        return try await gate.drive(executor, runner.transfer(updating: Transfer()), after: wait) { [self] event in
+                            gateEvent(id, event)
+                        }
+                    }
+                }
             }
         }
-        records.withLock { records in
-            if records[id]?.value.event.state.isFinal == false { records[id]?.value.task = task }
+    }
+
+    /// Runs the job's work and records how it ended.
+    private func run(_ id: JobID, _ work: () async throws -> JobOutput) async {
+        do {
+            finish(id, state: .succeeded, output: try await work())
+        } catch is CancellationError {
+            // Paused or cancelled by the user, or shut down: they set the state.
+        } catch let error as TransferError where error.kind == .cancelled && Task.isCancelled {
+            // The same, seen from inside a download.
+        } catch let error as TransferError {
+            finish(id, state: .failed(error))
+        } catch {
+            finish(id, state: .failed(TransferError(.io, url: "", detail: "\(error)")))
         }
     }
 
