@@ -30,7 +30,7 @@ extension PortalNetwork {
         if let captivePortal { lines.append("CAPTIVE_PORTAL=\(captivePortal)") }
         let path = try leasePath(uplink)
         try FileManager.default.createDirectory(atPath: String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]), withIntermediateDirectories: true)
-        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
     }
 
     /// Removes `uplink`'s lease, if any.

@@ -29,7 +29,7 @@ final class PortalServers: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         try Data(PortalNetwork.fileContents.utf8).write(to: URL(fileURLWithPath: web + "/www/file"))
-        try nginxConfiguration(directory: web, tls: tls).write(toFile: web + "/nginx.conf", atomically: true, encoding: .utf8)
+        try nginxConfiguration(directory: web, tls: tls).write(toFile: web + "/nginx.conf", atomically: false, encoding: .utf8)
         let nginx = try UploadTestServer.start(
             ["/usr/sbin/nginx", "-p", web, "-c", web + "/nginx.conf", "-e", web + "/error.log"], in: router, scratch: web)
         let stallDirectory = scratch + "/stall"
@@ -90,7 +90,7 @@ final class PortalServers: Sendable {
             ["openssl", "req", "-x509"] + curve + ["-keyout", d + "/ca.key", "-out", d + "/ca.pem", "-days", "2", "-subj", "/CN=reach portal test CA"])
         try TestNamespace.execute(["openssl", "req"] + curve + ["-keyout", d + "/server.key", "-out", d + "/server.csr", "-subj", "/CN=probe.test"])
         try "subjectAltName=DNS:probe.test,IP:10.9.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-            .write(toFile: d + "/ext.cnf", atomically: true, encoding: .utf8)
+            .write(toFile: d + "/ext.cnf", atomically: false, encoding: .utf8)
         try TestNamespace.execute([
             "openssl", "x509", "-req", "-in", d + "/server.csr", "-CA", d + "/ca.pem", "-CAkey", d + "/ca.key", "-CAcreateserial",
             "-out", d + "/server.pem", "-days", "2", "-extfile", d + "/ext.cnf",

@@ -40,7 +40,7 @@ public final class PrometheusServer: Sendable {
             let port = UploadTestServer.freePort()
             do {
                 try configuration(target: target, metricsPath: metricsPath).write(
-                    toFile: scratch + "/prometheus.yml", atomically: true, encoding: .utf8)
+                    toFile: scratch + "/prometheus.yml", atomically: false, encoding: .utf8)
                 let arguments = [
                     executable, "--config.file=\(scratch)/prometheus.yml", "--storage.tsdb.path=\(scratch)/data",
                     "--web.listen-address=127.0.0.1:\(port)",

@@ -35,7 +35,7 @@ public final class ProxyTestServer: Sendable {
 
                 """
             do {
-                try configuration.write(toFile: scratch + "/tinyproxy.conf", atomically: true, encoding: .utf8)
+                try configuration.write(toFile: scratch + "/tinyproxy.conf", atomically: false, encoding: .utf8)
                 let (process, _) = try UploadTestServer.launch(
                     ["/usr/bin/tinyproxy", "-d", "-c", scratch + "/tinyproxy.conf"], in: namespace, scratch: scratch
                 ) { $0.contains("Accepting connections") }

@@ -284,7 +284,7 @@ extension UploadTestServer {
                 SSLCertificateKeyFile \(scratch)/server.key
 
                 """ : "")
-        try configuration.write(toFile: scratch + "/httpd.conf", atomically: true, encoding: .utf8)
+        try configuration.write(toFile: scratch + "/httpd.conf", atomically: false, encoding: .utf8)
         let process = try start(["/usr/sbin/apache2", "-f", scratch + "/httpd.conf", "-DFOREGROUND"], in: namespace, scratch: scratch)
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline && process.isRunning {
@@ -308,7 +308,7 @@ extension UploadTestServer {
         try TestNamespace.execute(["openssl", "req", "-x509"] + curve + ["-keyout", d + "/ca.key", "-out", d + "/ca.pem", "-days", "2", "-subj", "/CN=reach upload test CA"])
         try TestNamespace.execute(["openssl", "req"] + curve + ["-keyout", d + "/server.key", "-out", d + "/server.csr", "-subj", "/CN=127.0.0.1"])
         try "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-            .write(toFile: d + "/ext.cnf", atomically: true, encoding: .utf8)
+            .write(toFile: d + "/ext.cnf", atomically: false, encoding: .utf8)
         try TestNamespace.execute([
             "openssl", "x509", "-req", "-in", d + "/server.csr", "-CA", d + "/ca.pem", "-CAkey", d + "/ca.key", "-CAcreateserial",
             "-out", d + "/server.pem", "-days", "2", "-extfile", d + "/ext.cnf",

@@ -57,7 +57,7 @@ struct ReachUsageErrorTests {
         let fifo = directory.path + "/fifo.conf"
         #expect(mkfifo(fifo, 0o600) == 0)
         let big = directory.path + "/big.conf"
-        try String(repeating: "# padding\n", count: 120_000).write(toFile: big, atomically: true, encoding: .utf8)
+        try String(repeating: "# padding\n", count: 120_000).write(toFile: big, atomically: false, encoding: .utf8)
         let link = directory.path + "/zero.conf"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/zero")
         for (path, reason) in [(fifo, "not a regular file"), (big, "larger than 1048576 bytes"), (link, "not a regular file")] {
@@ -72,7 +72,7 @@ struct ReachUsageErrorTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.path + "/bom.conf"
-        try "\u{FEFF}lo = wifi, expensive\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try "\u{FEFF}lo = wifi, expensive\n".write(toFile: file, atomically: false, encoding: .utf8)
         let check = try reach(["config", "check", file])
         #expect(check.status == 0)
         #expect(check.stdout == "\(file): 1 rule, valid\n")
@@ -129,7 +129,7 @@ struct ReachUsageErrorTests {
 
     @Test func aBadConfigurationLineIsReportedWithItsNumber() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("reach-\(UUID()).conf")
-        try "# uplinks\nwlan* = wifi\n\nwwan0 = cellular, cheap\n".write(to: file, atomically: true, encoding: .utf8)
+        try "# uplinks\nwlan* = wifi\n\nwwan0 = cellular, cheap\n".write(to: file, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try reach(["status", "--config", file.path])
         #expect(result.status == 64)
@@ -210,7 +210,7 @@ struct ReachKernelTests {
         try uplink(ns, route: true)
         try await waitForCarrier(ns)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("reach-\(UUID()).conf")
-        try "# test uplinks\nv? = cellular   # the modem\nva = inexpensive\n".write(to: file, atomically: true, encoding: .utf8)
+        try "# test uplinks\nv? = cellular   # the modem\nva = inexpensive\n".write(to: file, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try reach(["status", "--config", file.path], in: ns)
         #expect(result.stdout == "cellular via va (IPv4)\n")

@@ -32,7 +32,7 @@ struct ReachDaemonLocalUserTests {
         defer { dns.stop() }
         _ = try await dns.waitForLine { $0.hasPrefix("listening on") }
         try "nameserver \(RoutedNamespaces.serverAddress)\noptions timeout:10 attempts:1\n".write(
-            toFile: files.path + "/resolv.conf", atomically: true, encoding: .utf8)
+            toFile: files.path + "/resolv.conf", atomically: false, encoding: .utf8)
         try client.ip("route", "add", RoutedNamespaces.serverAddress, "via", "10.1.0.1", "dev", "va", "metric", "100")
         let daemon = try DaemonUnderTest(
             in: client, arguments: RoutedNamespaces.overrides,

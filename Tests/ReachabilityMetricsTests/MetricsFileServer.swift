@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// python3's `http.server` on 127.0.0.1 serving a directory that holds one file, `metrics`:
 /// a stand-in for the daemon's endpoint, to test ``PrometheusServer`` before
@@ -41,7 +42,11 @@ final class MetricsFileServer {
 
     /// Replaces the served text, atomically (a scrape never reads half a file).
     func publish(_ text: String) throws {
-        try text.write(toFile: scratch + "/served/metrics", atomically: true, encoding: .utf8)
+        // Written beside it and renamed in: Foundation's own atomic write leaves a
+        // /tmp/TemporaryDirectory.* behind on every call.
+        let path = scratch + "/served/metrics"
+        try text.write(toFile: path + ".new", atomically: false, encoding: .utf8)
+        guard rename(path + ".new", path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     func stop() { Self.end(process, scratch: scratch) }

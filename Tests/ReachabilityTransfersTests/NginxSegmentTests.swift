@@ -47,7 +47,7 @@ final class NginxServer {
               client_body_temp_path \(temp); proxy_temp_path \(temp); fastcgi_temp_path \(temp); uwsgi_temp_path \(temp); scgi_temp_path \(temp);
               server { listen 127.0.0.1:\(port); root \(root); limit_rate \(limitRate); } }
             """
-        try configuration.write(toFile: base + "/nginx.conf", atomically: true, encoding: .utf8)
+        try configuration.write(toFile: base + "/nginx.conf", atomically: false, encoding: .utf8)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let watch = "\"$0\" -c \"$1\" -p \"$2\" & pid=$!; "

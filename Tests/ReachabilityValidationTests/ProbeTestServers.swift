@@ -38,8 +38,8 @@ final class ProbeTestServers {
             try FileManager.default.createDirectory(atPath: base + "/www", withIntermediateDirectories: true)
             try Data(repeating: 0x61, count: 1 << 20).write(to: URL(fileURLWithPath: base + "/www/big"))
             try makeCertificates()
-            try ProbeTestConfiguration.nginx(base: base).write(toFile: base + "/nginx.conf", atomically: true, encoding: .utf8)
-            try ProbeTestConfiguration.python.write(toFile: base + "/helpers.py", atomically: true, encoding: .utf8)
+            try ProbeTestConfiguration.nginx(base: base).write(toFile: base + "/nginx.conf", atomically: false, encoding: .utf8)
+            try ProbeTestConfiguration.python.write(toFile: base + "/helpers.py", atomically: false, encoding: .utf8)
             try start(network.server, name: "nginx", [Self.nginx, "-c", base + "/nginx.conf", "-p", base])
             try start(network.server, name: "helpers", ["/usr/bin/env", "python3", base + "/helpers.py"])
             try waitForListeners(
@@ -96,7 +96,7 @@ final class ProbeTestServers {
     private func makeCertificates() throws {
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try "subjectAltName=IP:10.77.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-            .write(toFile: base + "/server.ext", atomically: true, encoding: .utf8)
+            .write(toFile: base + "/server.ext", atomically: false, encoding: .utf8)
         try TestNamespace.execute(
             ["openssl", "req", "-x509"] + key + [
                 "-keyout", base + "/ca.key", "-out", caFile, "-days", "2", "-subj", "/CN=reach probe test CA",

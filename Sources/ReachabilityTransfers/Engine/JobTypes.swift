@@ -130,12 +130,47 @@ public struct JobEvent: Sendable, Hashable {
     public var progress: JobProgress
     /// The network the job runs on, while it runs.
     public var network: TransferNetwork?
+    /// A finished job's results, out of line: inline they were 200 of an event's 354 bytes,
+    /// and the engine keeps one event per job (10,000 waiting downloads have none).
+    private var results: Results?
+
     /// For a finished download: its result.
-    public var download: DownloadResult?
+    public var download: DownloadResult? {
+        get { results?.download }
+        set { results = Results(download: newValue, upload: upload, command: command) }
+    }
     /// For a finished upload: its result.
-    public var upload: UploadResult?
+    public var upload: UploadResult? {
+        get { results?.upload }
+        set { results = Results(download: download, upload: newValue, command: command) }
+    }
     /// For a finished command: how it ended.
-    public var command: CommandTermination?
+    public var command: CommandTermination? {
+        get { results?.command }
+        set { results = Results(download: download, upload: upload, command: newValue) }
+    }
+
+    /// The results, immutable (a change makes new ones), compared by value.
+    private final class Results: Sendable, Hashable {
+        let download: DownloadResult?
+        let upload: UploadResult?
+        let command: CommandTermination?
+
+        init?(download: DownloadResult?, upload: UploadResult?, command: CommandTermination?) {
+            guard download != nil || upload != nil || command != nil else { return nil }
+            (self.download, self.upload, self.command) = (download, upload, command)
+        }
+
+        static func == (lhs: Results, rhs: Results) -> Bool {
+            lhs.download == rhs.download && lhs.upload == rhs.upload && lhs.command == rhs.command
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(download)
+            hasher.combine(upload)
+            hasher.combine(command)
+        }
+    }
 
     /// An event given field by field.
     public init(
@@ -146,8 +181,7 @@ public struct JobEvent: Sendable, Hashable {
         self.state = state
         self.progress = progress
         self.network = network
-        self.download = download
-        self.upload = upload
+        results = Results(download: download, upload: upload, command: nil)
     }
 }
 

@@ -47,6 +47,8 @@ public final class TransferEngine: Sendable {
     public let uploader: Uploader
     let slots: HostSlots
     private let makeGate: @Sendable (TransferPolicy, String?) -> TransferGate
+    /// Transfers judged alike share a gate.
+    private let gates = GateCache()
     /// Each record out of line: 10,000 records of 608 bytes moved whole on every growth of the
     /// dictionary, stalling the take-up that crossed it.
     private let records = Mutex<[JobID: OutOfLine<Record>]>([:])
@@ -293,7 +295,8 @@ public final class TransferEngine: Sendable {
             }
             return
         }
-        let gate = makeGate(runner.job.policy, runner.job.host)
+        let (policy, host) = (runner.job.policy, runner.job.host)
+        let gate = gates.gate(policy: policy, host: host) { makeGate(policy, host) }
         let wait = gate.prepareWait(runner.transfer(updating: Transfer())) { [self] event in gateEvent(id, event) }
         let kept = records.withLock { records -> Bool in
             guard records[id]?.value.event.state.isFinal == false, records[id]?.value.task == nil else { return false }
