@@ -220,11 +220,19 @@ enum RequestBuilder {
 final class DownloadClaim: Sendable {
     let key: String
     private let downloader: Downloader
+    private let isHeld = Atomic<Bool>(true)
 
     fileprivate init(key: String, downloader: Downloader) {
         self.key = key
         self.downloader = downloader
     }
 
-    deinit { downloader.release(key) }
+    /// Lets go of the file now (its job finished), not when the last holder goes: a task that
+    /// reported the job finished may still hold it a moment, and the next download into the
+    /// file must not be refused meanwhile.
+    func release() {
+        if isHeld.exchange(false, ordering: .acquiringAndReleasing) { downloader.release(key) }
+    }
+
+    deinit { release() }
 }

@@ -64,6 +64,9 @@ final class JobRunner: Sendable {
         }
     }
 
+    /// The job finished: its download's file is free for another.
+    func releaseClaim() { downloadClaim?.release() }
+
     func transfer(updating transfer: Transfer) -> Transfer {
         counters.withLock { counters in
             Transfer(

@@ -402,7 +402,10 @@ public final class TransferEngine: Sendable {
                 record.waiters = []
                 record.task = nil
                 // Only the last event stays (for result(of:)): the runner, its download and the
-                // download's claim on the destination go, so a later job may write there.
+                // download's claim on the destination go, so a later job may write there. The
+                // claim is let go here, before anyone hears of the end: the task that ran the
+                // job may hold the runner a moment longer.
+                record.runner?.releaseClaim()
                 record.runner = nil
                 hub.publish(record.event)
                 return (record.event, waiters)
