@@ -61,16 +61,9 @@ public final class TransferGateWait: Sendable {
     }
 
     /// Stops waiting: no more events, and `startable` is not called. Safe to call more than once.
-    public func cancel() {
-        let subscription = state.withLock { state -> DestinationJudge.Subscription? in
-            state.isOver = true
-            defer { state.subscription = nil }
-            return state.subscription
-        }
-        subscription?.cancel()
-    }
+    public func cancel() { _ = handOver() }
 
-    /// Ends the wait's subscription and hands over what it judged so far.
+    /// Ends the wait (and its subscription) and hands over what it judged so far.
     func handOver() -> Handover {
         let (handover, subscription) = state.withLock { state -> (Handover, DestinationJudge.Subscription?) in
             state.isOver = true

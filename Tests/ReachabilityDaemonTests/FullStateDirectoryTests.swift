@@ -117,7 +117,7 @@ struct FullStateDirectoryTests {
         #expect(await queue.writer.drain(timeout: .seconds(40)))
         // Read before any shutdown: as after kill -9, only what is in the database counts.
         let reader = try QueueStore(directory: state)
-        #expect(try reader.all().first { $0.job.id == job.id }?.job.state == .succeeded)
+        #expect(try reader.job(job.id)?.state == .succeeded)
         await queue.shutdown()
     }
 

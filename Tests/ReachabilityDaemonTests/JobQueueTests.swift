@@ -205,7 +205,7 @@ struct JobQueueTests {
         // A run the engine refused is no attempt: not in memory, nor in the database.
         #expect(try queue.job(download.id).attempts == 0)
         await queue.shutdown()
-        #expect(try QueueStore(directory: fixture.directory.path).all().first { $0.job.id == download.id }?.job.attempts == 0)
+        #expect(try QueueStore(directory: fixture.directory.path).job(download.id)?.attempts == 0)
 
         let reopened = try fixture.open()
         _ = try await waitFor(reopened, job.id) { $0.state == .succeeded }

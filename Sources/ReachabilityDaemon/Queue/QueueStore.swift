@@ -173,19 +173,11 @@ final class QueueStore: Sendable {
 
     // MARK: Reading
 
-    /// Every job, oldest first.
-    func all() throws(QueueError) -> [StoredJob] {
-        try read("read the queue") { db in
-            try db.rows("SELECT * FROM job ORDER BY id").map(Self.storedJob)
-        }
-    }
-
     /// Every job not finished, oldest first: what the queue holds in memory. A state this
     /// version does not know is among them, and refused (``storedJob(_:)``).
     func unfinished() throws(QueueError) -> [StoredJob] {
         try read("read the queue") { db in
-            try db.rows("SELECT * FROM job WHERE state NOT IN (\(Self.placeholders(Self.finalStates.count))) ORDER BY id", Self.finalStates.map(\.rawValue))
-                .map(Self.storedJob)
+            try db.rows("SELECT * FROM job WHERE NOT \(Self.isFinished) ORDER BY id").map(Self.storedJob)
         }
     }
 

@@ -22,16 +22,10 @@ final class QueueWriter: Sendable {
         var afterCommit: (@Sendable () -> Void)?
     }
 
-    /// An unawaited change a failed batch left, with what is to be done once it is written.
-    private struct Retry: Sendable {
-        var write: QueueStore.Write
-        var afterCommit: (@Sendable () -> Void)?
-    }
-
     private struct State: Sendable {
         var pending: [Pending] = []
-        /// Unawaited changes a failed batch left, to be written before anything newer.
-        var retrying: [Retry] = []
+        /// Unawaited changes a failed batch left (no `done`), to be written before anything newer.
+        var retrying: [Pending] = []
         var isFlushing = false
         var isDelayArmed = false
         /// Batches taken so far: a delay that sees a batch taken since it was armed waits again
@@ -140,7 +134,7 @@ final class QueueWriter: Sendable {
     /// waits for the writer (the budgets' checkpoints), or stops when nothing is waiting. After a
     /// failure it stops and arms the retry timer, unless newer changes are already waiting.
     private func flushBatch(_ db: SQLiteConnection) {
-        let (retrying, batch) = state.withLock { state -> ([Retry], [Pending]) in
+        let (retrying, batch) = state.withLock { state -> ([Pending], [Pending]) in
             defer {
                 state.retrying = []
                 state.pending = []
@@ -165,7 +159,7 @@ final class QueueWriter: Sendable {
                 // else shared the batch.
                 for pending in batch { pending.done?.resume(throwing: QueueStore.queueError(error, doing: pending.write.doing)) }
                 retryDelay = state.withLock { state -> Duration in
-                    state.retrying = retrying + batch.filter { $0.done == nil }.map { Retry(write: $0.write, afterCommit: $0.afterCommit) }
+                    state.retrying = retrying + batch.filter { $0.done == nil }
                     state.failures += 1
                     return min(.milliseconds(500) * (1 << min(state.failures - 1, 6)), .seconds(30))
                 }

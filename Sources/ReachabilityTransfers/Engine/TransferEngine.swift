@@ -32,7 +32,7 @@ public final class TransferEngine: Sendable {
 
     struct Record {
         var event: JobEvent
-        /// Dropped when the job finishes, and with it the download's claim on its destination.
+        /// Dropped when the job finishes, its download's claim on the destination let go first.
         var runner: JobRunner?
         var task: Task<Void, Never>?
         /// A transfer not yet allowed to start waits here, with no task (``TransferGateWait``).
